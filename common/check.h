@@ -1,0 +1,49 @@
+/* Checking results: seeded random inputs, poisoned outputs, comparisons with a tolerance fit
+ * for the type and the length of the computation. */
+#ifndef OCLT_CHECK_H
+#define OCLT_CHECK_H
+
+#include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* splitmix64: small, fast, and the same sequence on every machine for a given seed. */
+typedef struct {
+    uint64_t state;
+} oclt_rng;
+
+void oclt_rng_seed(oclt_rng *rng, uint64_t seed);
+uint64_t oclt_rng_next(oclt_rng *rng);
+double oclt_rng_uniform(oclt_rng *rng);                      /* [0, 1) */
+int32_t oclt_rng_int(oclt_rng *rng, int32_t lo, int32_t hi); /* [lo, hi], inclusive */
+void oclt_fill_float(oclt_rng *rng, float *x, size_t n, float lo, float hi);
+void oclt_fill_double(oclt_rng *rng, double *x, size_t n, double lo, double hi);
+void oclt_fill_int(oclt_rng *rng, int32_t *x, size_t n, int32_t lo, int32_t hi);
+
+/* The poison written over outputs before every run, so that an element a kernel forgot to
+ * write can never look right: the 32-bit word 0xFFBADBAD is a NaN as a float, -4531283 as an
+ * int, and 0xFFBADBADFFBADBAD (about -1.6e308) as a double. */
+#define OCLT_POISON_WORD 0xFFBADBADu
+
+void oclt_poison_host(void *data, size_t bytes);
+/* clEnqueueFillBuffer with the poison, waited for. */
+cl_int oclt_poison_buffer(cl_command_queue queue, cl_mem buffer, size_t bytes);
+
+/* Rounding error bound for a sum (or dot product) in which no term passes through more than
+ * `chain` additions (a serial loop of L terms followed by a tree of depth D has chain L + D):
+ * |computed - exact| <= gamma(chain) * sum_abs, gamma(k) = k*u / (1 - k*u), with u the unit
+ * roundoff of the type (FLT_EPSILON/2 for float). It is a bound, not an estimate: a result
+ * outside it is wrong, not unlucky. */
+double oclt_sum_error_bound(double unit_roundoff, size_t chain, double sum_abs);
+
+/* Compare got[i] with expected[i]; |got - expected| <= tolerance[i] (or the single tolerance
+ * when tolerances is NULL). NaN never passes. Prints the first few mismatches with their index
+ * and returns how many there were. `what` names the output in messages. */
+size_t oclt_compare_float(const char *what, const float *got, const double *expected,
+                          const double *tolerances, double tolerance, size_t n);
+size_t oclt_compare_double(const char *what, const double *got, const double *expected,
+                           const double *tolerances, double tolerance, size_t n);
+/* Integers compare exactly. */
+size_t oclt_compare_int(const char *what, const int32_t *got, const int32_t *expected, size_t n);
+
+#endif

@@ -1,0 +1,78 @@
+# Helpers shared by every chapter's CMakeLists.txt.
+
+set(OCLT_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/embed_kernels.cmake)
+
+# oclt_add_chapter(<folder name> SOURCES main.c ... KERNELS a.cl ...)
+# One executable named after the chapter folder, in build/bin/, with its .cl files embedded.
+function(oclt_add_chapter name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;KERNELS" ${ARGN})
+  set(inputs "")
+  foreach(kernel IN LISTS ARG_KERNELS)
+    list(APPEND inputs ${CMAKE_CURRENT_SOURCE_DIR}/${kernel})
+  endforeach()
+  set(generated ${CMAKE_CURRENT_BINARY_DIR}/${name}_kernels.c)
+  add_custom_command(
+    OUTPUT ${generated}
+    COMMAND ${CMAKE_COMMAND} -DOUTPUT=${generated} "-DINPUTS=${inputs}" -P ${OCLT_EMBED_SCRIPT}
+    DEPENDS ${inputs} ${OCLT_EMBED_SCRIPT}
+    COMMENT "Embedding kernels of ${name}"
+    VERBATIM)
+  add_executable(${name} ${ARG_SOURCES} ${generated})
+  target_link_libraries(${name} PRIVATE oclt_common)
+endfunction()
+
+# oclt_add_test(<test name> COMMAND <program> [args...] [LABELS l...] [TIMEOUT s]
+#               [PASS_REGULAR_EXPRESSION re] [WORKING_DIRECTORY dir])
+# Exit code 77 marks the test skipped (no device, or a feature the device lacks).
+function(oclt_add_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT;WORKING_DIRECTORY;PASS_REGULAR_EXPRESSION"
+                        "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  if(NOT ARG_WORKING_DIRECTORY)
+    set(ARG_WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  endif()
+  add_test(NAME ${name} COMMAND ${ARG_COMMAND} WORKING_DIRECTORY ${ARG_WORKING_DIRECTORY})
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT})
+  if(ARG_LABELS)
+    set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+  endif()
+  if(ARG_ENVIRONMENT)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ARG_ENVIRONMENT}")
+  endif()
+  if(ARG_PASS_REGULAR_EXPRESSION)
+    set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION
+                                            "${ARG_PASS_REGULAR_EXPRESSION}")
+  endif()
+endfunction()
+
+# oclt_add_usage_test(<test name> <expected exit code> <expected stderr regex> <program> args...)
+# Runs the program through common/tests/expect.sh: the exit code must match and stderr must
+# hold the regex (one clear line naming the bad value).
+function(oclt_add_usage_test name code regex)
+  add_test(NAME ${name}
+           COMMAND sh ${PROJECT_SOURCE_DIR}/common/tests/expect.sh ${code} "${regex}" ${ARGN}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS "usage" TIMEOUT 120)
+endfunction()
+
+# oclt_add_oclgrind_test(<test name> [EXPECT_RACE] COMMAND <program> [args...])
+# Label "oclgrind": runs the program under oclgrind --data-races --uninitialized --check-api and
+# fails on any report (EXPECT_RACE: passes only if a data race is reported). Skipped without
+# oclgrind. Keep sizes small: Oclgrind simulates every work-item.
+function(oclt_add_oclgrind_test name)
+  cmake_parse_arguments(ARG "EXPECT_RACE" "TIMEOUT" "COMMAND" ${ARGN})
+  set(flag "")
+  if(ARG_EXPECT_RACE)
+    set(flag "--expect-race")
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  add_test(NAME ${name} COMMAND sh ${PROJECT_SOURCE_DIR}/common/tests/oclgrind.sh ${flag}
+                                ${ARG_COMMAND}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS oclgrind SKIP_RETURN_CODE 77
+                                          TIMEOUT ${ARG_TIMEOUT})
+endfunction()

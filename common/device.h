@@ -1,0 +1,66 @@
+/* Choosing a platform and device, and opening a context and a profiling queue on it. */
+#ifndef OCLT_DEVICE_H
+#define OCLT_DEVICE_H
+
+#include "cli.h"
+
+#include <CL/cl.h>
+#include <stdio.h>
+
+typedef struct {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue; /* in-order, CL_QUEUE_PROFILING_ENABLE */
+    char platform_name[256];
+    char device_name[256];
+    char driver_version[128];
+    cl_device_type type;
+    int platform_version; /* "OpenCL 3.0 ..." -> 300 */
+    int device_version;
+    int c_version;       /* highest OpenCL C version the device lists, e.g. 120 or 300 */
+    cl_ulong max_alloc;  /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+    cl_ulong global_mem; /* CL_DEVICE_GLOBAL_MEM_SIZE */
+} oclt_device;
+
+/* Lists every platform and device with the indices -p/-d accept. Returns OCLT_EXIT_OK, or
+ * OCLT_EXIT_SKIP with the fix-it hint when there is no platform. */
+int oclt_list_devices(FILE *out);
+
+/* Finds the platform and device named by -p/-d (or OCLT_PLATFORM/OCLT_DEVICE):
+ *   -p P   platform index or case-insensitive substring of the platform name;
+ *   -d D   device index (within -p's platform, or across all platforms as --devices numbers
+ *          them) or case-insensitive substring of the device name.
+ * Default: the first GPU on any platform, else the first device.
+ * Returns OCLT_CONTINUE, OCLT_EXIT_SKIP (no platform/device at all, with the hint), or
+ * OCLT_EXIT_USAGE (no match: one line naming what is available). */
+int oclt_choose_device(const oclt_cli_spec *spec, const char *platform_choice,
+                       const char *device_choice, cl_platform_id *platform, cl_device_id *device);
+
+/* --devices, device choice, then a context and a profiling in-order queue. Returns
+ * OCLT_CONTINUE on success (dev is filled), else the exit code to return from main. */
+int oclt_open_device(const oclt_cli_spec *spec, const oclt_options *opt, oclt_device *dev);
+void oclt_close_device(oclt_device *dev);
+
+/* A command queue, through clCreateCommandQueueWithProperties where platform and device are
+ * OpenCL 2.0 or newer, else through the 1.2 clCreateCommandQueue. */
+cl_command_queue oclt_create_queue(cl_context context, cl_device_id device,
+                                   cl_command_queue_properties properties, cl_int *err);
+
+/* "OpenCL 3.0 CUDA" -> 300; 0 when the text is not of that form. */
+int oclt_parse_version(const char *text);
+
+/* Device queries. Strings are malloc'ed (caller frees), or NULL after printing the error. */
+char *oclt_device_string(cl_device_id device, cl_device_info param);
+char *oclt_platform_string(cl_platform_id platform, cl_platform_info param);
+cl_ulong oclt_device_ulong(cl_device_id device, cl_device_info param); /* cl_ulong params */
+size_t oclt_device_size(cl_device_id device, cl_device_info param);    /* size_t params */
+cl_uint oclt_device_uint(cl_device_id device, cl_device_info param);   /* cl_uint/bool params */
+int oclt_device_has_extension(cl_device_id device, const char *name);
+
+/* Usage error (exit 2) when one buffer of `bytes` exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE or
+ * all buffers together (`total`) exceed the global memory. Returns 0 when they fit. */
+int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ulong bytes,
+                        cl_ulong total, const char *what);
+
+#endif

@@ -1,0 +1,197 @@
+/* Error names and fix-it hints for OpenCL status codes. */
+#include "errors.h"
+
+#include <stdio.h>
+
+/* Every negative status code of the OpenCL 3.0 headers (cl.h, cl_ext.h, cl_gl.h, cl_egl.h,
+ * cl_d3d*.h, cl_dx9_*.h, cl_va_api_*.h). Values shared by two extensions list both names.
+ * tests/error_names checks this table against the installed headers. */
+static const struct {
+    cl_int code;
+    const char *name;
+} error_table[] = {
+    {0, "CL_SUCCESS"},
+    {-1, "CL_DEVICE_NOT_FOUND"},
+    {-2, "CL_DEVICE_NOT_AVAILABLE"},
+    {-3, "CL_COMPILER_NOT_AVAILABLE"},
+    {-4, "CL_MEM_OBJECT_ALLOCATION_FAILURE"},
+    {-5, "CL_OUT_OF_RESOURCES"},
+    {-6, "CL_OUT_OF_HOST_MEMORY"},
+    {-7, "CL_PROFILING_INFO_NOT_AVAILABLE"},
+    {-8, "CL_MEM_COPY_OVERLAP"},
+    {-9, "CL_IMAGE_FORMAT_MISMATCH"},
+    {-10, "CL_IMAGE_FORMAT_NOT_SUPPORTED"},
+    {-11, "CL_BUILD_PROGRAM_FAILURE"},
+    {-12, "CL_MAP_FAILURE"},
+    {-13, "CL_MISALIGNED_SUB_BUFFER_OFFSET"},
+    {-14, "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST"},
+    {-15, "CL_COMPILE_PROGRAM_FAILURE"},
+    {-16, "CL_LINKER_NOT_AVAILABLE"},
+    {-17, "CL_LINK_PROGRAM_FAILURE"},
+    {-18, "CL_DEVICE_PARTITION_FAILED"},
+    {-19, "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"},
+    {-30, "CL_INVALID_VALUE"},
+    {-31, "CL_INVALID_DEVICE_TYPE"},
+    {-32, "CL_INVALID_PLATFORM"},
+    {-33, "CL_INVALID_DEVICE"},
+    {-34, "CL_INVALID_CONTEXT"},
+    {-35, "CL_INVALID_QUEUE_PROPERTIES"},
+    {-36, "CL_INVALID_COMMAND_QUEUE"},
+    {-37, "CL_INVALID_HOST_PTR"},
+    {-38, "CL_INVALID_MEM_OBJECT"},
+    {-39, "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR"},
+    {-40, "CL_INVALID_IMAGE_SIZE"},
+    {-41, "CL_INVALID_SAMPLER"},
+    {-42, "CL_INVALID_BINARY"},
+    {-43, "CL_INVALID_BUILD_OPTIONS"},
+    {-44, "CL_INVALID_PROGRAM"},
+    {-45, "CL_INVALID_PROGRAM_EXECUTABLE"},
+    {-46, "CL_INVALID_KERNEL_NAME"},
+    {-47, "CL_INVALID_KERNEL_DEFINITION"},
+    {-48, "CL_INVALID_KERNEL"},
+    {-49, "CL_INVALID_ARG_INDEX"},
+    {-50, "CL_INVALID_ARG_VALUE"},
+    {-51, "CL_INVALID_ARG_SIZE"},
+    {-52, "CL_INVALID_KERNEL_ARGS"},
+    {-53, "CL_INVALID_WORK_DIMENSION"},
+    {-54, "CL_INVALID_WORK_GROUP_SIZE"},
+    {-55, "CL_INVALID_WORK_ITEM_SIZE"},
+    {-56, "CL_INVALID_GLOBAL_OFFSET"},
+    {-57, "CL_INVALID_EVENT_WAIT_LIST"},
+    {-58, "CL_INVALID_EVENT"},
+    {-59, "CL_INVALID_OPERATION"},
+    {-60, "CL_INVALID_GL_OBJECT"},
+    {-61, "CL_INVALID_BUFFER_SIZE"},
+    {-62, "CL_INVALID_MIP_LEVEL"},
+    {-63, "CL_INVALID_GLOBAL_WORK_SIZE"},
+    {-64, "CL_INVALID_PROPERTY"},
+    {-65, "CL_INVALID_IMAGE_DESCRIPTOR"},
+    {-66, "CL_INVALID_COMPILER_OPTIONS"},
+    {-67, "CL_INVALID_LINKER_OPTIONS"},
+    {-68, "CL_INVALID_DEVICE_PARTITION_COUNT"},
+    {-69, "CL_INVALID_PIPE_SIZE"},
+    {-70, "CL_INVALID_DEVICE_QUEUE"},
+    {-71, "CL_INVALID_SPEC_ID"},
+    {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
+    {-1000, "CL_INVALID_GL_SHAREGROUP_REFERENCE_KHR"},
+    {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
+    {-1002, "CL_INVALID_D3D10_DEVICE_KHR"},
+    {-1003, "CL_INVALID_D3D10_RESOURCE_KHR"},
+    {-1004, "CL_D3D10_RESOURCE_ALREADY_ACQUIRED_KHR"},
+    {-1005, "CL_D3D10_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1006, "CL_INVALID_D3D11_DEVICE_KHR"},
+    {-1007, "CL_INVALID_D3D11_RESOURCE_KHR"},
+    {-1008, "CL_D3D11_RESOURCE_ALREADY_ACQUIRED_KHR"},
+    {-1009, "CL_D3D11_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1010, "CL_INVALID_DX9_MEDIA_ADAPTER_KHR/CL_INVALID_DX9_DEVICE_INTEL"},
+    {-1011, "CL_INVALID_DX9_MEDIA_SURFACE_KHR/CL_INVALID_DX9_RESOURCE_INTEL"},
+    {-1012, "CL_DX9_MEDIA_SURFACE_ALREADY_ACQUIRED_KHR/CL_DX9_RESOURCE_ALREADY_ACQUIRED_INTEL"},
+    {-1013, "CL_DX9_MEDIA_SURFACE_NOT_ACQUIRED_KHR/CL_DX9_RESOURCE_NOT_ACQUIRED_INTEL"},
+    {-1057, "CL_DEVICE_PARTITION_FAILED_EXT"},
+    {-1058, "CL_INVALID_PARTITION_COUNT_EXT"},
+    {-1059, "CL_INVALID_PARTITION_NAME_EXT"},
+    {-1092, "CL_EGL_RESOURCE_NOT_ACQUIRED_KHR"},
+    {-1093, "CL_INVALID_EGL_OBJECT_KHR"},
+    {-1094, "CL_INVALID_ACCELERATOR_INTEL"},
+    {-1095, "CL_INVALID_ACCELERATOR_TYPE_INTEL"},
+    {-1096, "CL_INVALID_ACCELERATOR_DESCRIPTOR_INTEL"},
+    {-1097, "CL_ACCELERATOR_TYPE_NOT_SUPPORTED_INTEL"},
+    {-1098, "CL_INVALID_VA_API_MEDIA_ADAPTER_INTEL"},
+    {-1099, "CL_INVALID_VA_API_MEDIA_SURFACE_INTEL"},
+    {-1100, "CL_VA_API_MEDIA_SURFACE_ALREADY_ACQUIRED_INTEL"},
+    {-1101, "CL_VA_API_MEDIA_SURFACE_NOT_ACQUIRED_INTEL"},
+    {-1108, "CL_COMMAND_TERMINATED_ITSELF_WITH_FAILURE_ARM"},
+    {-1121, "CL_CONTEXT_TERMINATED_KHR"},
+    {-1138, "CL_INVALID_COMMAND_BUFFER_KHR"},
+    {-1139, "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR"},
+    {-1140, "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR"},
+    {-1141, "CL_INVALID_MUTABLE_COMMAND_KHR"},
+    {-1142, "CL_INVALID_SEMAPHORE_KHR"},
+};
+
+size_t oclt_error_table_size(void) {
+    return sizeof error_table / sizeof error_table[0];
+}
+
+cl_int oclt_error_table_code(size_t i) {
+    return i < oclt_error_table_size() ? error_table[i].code : CL_SUCCESS;
+}
+
+const char *oclt_error_name(cl_int err) {
+    for (size_t i = 0; i < oclt_error_table_size(); ++i)
+        if (error_table[i].code == err) return error_table[i].name;
+    return "unknown OpenCL error";
+}
+
+const char *oclt_error_hint(cl_int err) {
+    switch (err) {
+    case CL_PLATFORM_NOT_FOUND_KHR:
+        return "no OpenCL platform is installed: install a driver such as pocl-opencl-icd "
+               "(CPU) or your GPU vendor's, and check that /etc/OpenCL/vendors holds its .icd "
+               "file (or that OCL_ICD_VENDORS points at one)";
+    case CL_DEVICE_NOT_FOUND:
+        return "the platform has no device of the requested type: list them with --devices";
+    case CL_DEVICE_NOT_AVAILABLE:
+        return "the device exists but is in use or switched off (another process, or a "
+               "compute-mode setting)";
+    case CL_COMPILER_NOT_AVAILABLE:
+        return "this platform cannot compile OpenCL C source (no online compiler)";
+    case CL_BUILD_PROGRAM_FAILURE:
+    case CL_COMPILE_PROGRAM_FAILURE:
+        return "the kernel source did not compile: the build log above says where";
+    case CL_LINK_PROGRAM_FAILURE:
+        return "linking failed: the link log above names the missing or duplicate symbol";
+    case CL_INVALID_BUILD_OPTIONS:
+    case CL_INVALID_COMPILER_OPTIONS:
+    case CL_INVALID_LINKER_OPTIONS:
+        return "an option is unknown to this compiler (e.g. a -cl-std the device does not list)";
+    case CL_INVALID_WORK_GROUP_SIZE:
+        return "the local size breaks a limit: device max work-group size, the kernel's "
+               "CL_KERNEL_WORK_GROUP_SIZE, the max work-item size per dimension, a "
+               "reqd_work_group_size attribute, or (OpenCL 1.x) a global size that is not a "
+               "multiple of the local size";
+    case CL_INVALID_WORK_ITEM_SIZE:
+        return "a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES in that dimension";
+    case CL_INVALID_GLOBAL_WORK_SIZE:
+        return "a global size is zero or exceeds what the device can address";
+    case CL_OUT_OF_RESOURCES:
+        return "the device ran out of something (registers, local memory, queue slots); on "
+               "NVIDIA this is usually an out-of-bounds access in a kernel: reproduce on PoCL "
+               "or under oclgrind";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+        return "the device could not allocate the buffer: use a smaller --size (see "
+               "CL_DEVICE_MAX_MEM_ALLOC_SIZE and CL_DEVICE_GLOBAL_MEM_SIZE with --devices)";
+    case CL_OUT_OF_HOST_MEMORY:
+        return "the host ran out of memory: use a smaller --size";
+    case CL_INVALID_BUFFER_SIZE:
+        return "a buffer size is zero or larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE";
+    case CL_PROFILING_INFO_NOT_AVAILABLE:
+        return "the queue was created without CL_QUEUE_PROFILING_ENABLE, or the event has not "
+               "completed";
+    case CL_INVALID_KERNEL_ARGS:
+        return "a kernel argument was not set before the launch";
+    case CL_INVALID_ARG_SIZE:
+        return "clSetKernelArg got a size that does not match the kernel's parameter type";
+    case CL_INVALID_QUEUE_PROPERTIES:
+        return "the device does not support a requested queue property (out-of-order or "
+               "profiling)";
+    case CL_MISALIGNED_SUB_BUFFER_OFFSET:
+        return "a sub-buffer origin must be a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN (bits)";
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+        return "an event this command waited on ended with an error status";
+    case CL_INVALID_BINARY:
+        return "the program binary was built for another device or is corrupted: rebuild "
+               "from source";
+    default:
+        return NULL;
+    }
+}
+
+cl_int oclt_check(cl_int err, const char *call, const char *file, int line) {
+    if (err == CL_SUCCESS) return CL_SUCCESS;
+    fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, oclt_error_name(err),
+            (int)err);
+    const char *hint = oclt_error_hint(err);
+    if (hint) fprintf(stderr, "  hint: %s\n", hint);
+    return err;
+}

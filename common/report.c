@@ -1,0 +1,113 @@
+/* Reporting: the run header, one line (and CSV row) per variant, and the exit code. */
+#include "report.h"
+#include "errors.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *oclt_status_name(oclt_status status) {
+    switch (status) {
+    case OCLT_PASS:
+        return "PASS";
+    case OCLT_FAIL:
+        return "FAIL";
+    case OCLT_SKIP:
+        return "SKIP";
+    default:
+        return "unchecked";
+    }
+}
+
+void oclt_report_begin(oclt_report *report, const oclt_cli_spec *spec, const oclt_options *opt,
+                       const oclt_device *dev) {
+    memset(report, 0, sizeof *report);
+    report->spec = spec;
+    report->opt = opt;
+    report->dev = dev;
+    printf("%s\n", spec->chapter);
+    printf("  device   %s\n  platform %s (driver %s)\n", dev->device_name, dev->platform_name,
+           dev->driver_version);
+    printf("  seed     %llu (repeat with --seed %llu)\n", (unsigned long long)opt->seed,
+           (unsigned long long)opt->seed);
+    fflush(stdout);
+}
+
+/* A CSV field, quoted when it holds a comma, quote or newline (RFC 4180). */
+static void csv_field(FILE *out, const char *text) {
+    if (!strpbrk(text, ",\"\n")) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *text; ++text) {
+        if (*text == '"') fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
+static void append_csv(const oclt_report *report, const char *variant, const char *size,
+                       double time_ms, double figure, const char *unit, oclt_status status) {
+    FILE *out = fopen(report->opt->csv_path, "a");
+    if (!out) {
+        perror(report->opt->csv_path);
+        return;
+    }
+    if (ftell(out) == 0) fputs("chapter,variant,device,size,time_ms,figure,unit,check\n", out);
+    csv_field(out, report->spec->chapter);
+    fputc(',', out);
+    csv_field(out, variant);
+    fputc(',', out);
+    csv_field(out, report->dev->device_name);
+    fputc(',', out);
+    csv_field(out, size);
+    if (time_ms >= 0)
+        fprintf(out, ",%.6f", time_ms);
+    else
+        fputs(",", out);
+    if (figure >= 0)
+        fprintf(out, ",%.6g,", figure);
+    else
+        fputs(",,", out);
+    csv_field(out, unit ? unit : "");
+    fprintf(out, ",%s\n", oclt_status_name(status));
+    fclose(out);
+}
+
+void oclt_report_result(oclt_report *report, const char *variant, const char *size, double time_ms,
+                        double figure, const char *unit, oclt_status status, const char *note) {
+    switch (status) {
+    case OCLT_PASS:
+        ++report->passed;
+        break;
+    case OCLT_FAIL:
+        ++report->failed;
+        break;
+    case OCLT_SKIP:
+        ++report->skipped;
+        break;
+    case OCLT_UNCHECKED:
+        ++report->unchecked;
+        break;
+    }
+    printf("  %-22s %-14s", variant, size);
+    if (time_ms >= 0)
+        printf(" %11.4f ms", time_ms);
+    else
+        printf(" %14s", "");
+    if (figure >= 0)
+        printf(" %10.2f %-8s", figure, unit ? unit : "");
+    else
+        printf(" %19s", "");
+    printf(" %s", oclt_status_name(status));
+    if (note) printf("  (%s)", note);
+    putchar('\n');
+    fflush(stdout);
+    if (report->opt->csv_path) append_csv(report, variant, size, time_ms, figure, unit, status);
+}
+
+int oclt_report_exit_code(const oclt_report *report) {
+    if (report->failed) return OCLT_EXIT_FAIL;
+    if (report->skipped && !report->passed && !report->unchecked) return OCLT_EXIT_SKIP;
+    return OCLT_EXIT_OK;
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# expect.sh CODE REGEX PROGRAM [ARGS...]
+# Runs PROGRAM and passes when its exit status is CODE and its stderr has a line matching the
+# extended regex REGEX. For usage errors (CODE 2) stderr must be exactly one line, and nothing
+# may be printed on stdout: bad input is refused before any work.
+code=$1 regex=$2
+shift 2
+err=$(mktemp) out=$(mktemp)
+trap 'rm -f "$err" "$out"' EXIT
+"$@" >"$out" 2>"$err"
+status=$?
+echo "command: $*"
+echo "exit status: $status (expected $code)"
+echo "stderr:"; sed 's/^/  /' "$err"
+if [ "$status" -gt 128 ]; then
+    echo "FAIL: killed by signal $((status - 128))"; exit 1
+fi
+if [ "$status" -ne "$code" ]; then
+    echo "FAIL: wrong exit status"; exit 1
+fi
+if ! grep -Eq -- "$regex" "$err"; then
+    echo "FAIL: stderr does not match: $regex"; exit 1
+fi
+if [ "$code" -eq 2 ]; then
+    lines=$(wc -l <"$err")
+    if [ "$lines" -ne 1 ]; then echo "FAIL: expected one line on stderr, got $lines"; exit 1; fi
+    if [ -s "$out" ]; then echo "FAIL: stdout not empty:"; cat "$out"; exit 1; fi
+fi
+echo "PASS"

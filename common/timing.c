@@ -1,0 +1,46 @@
+/* Timing: event profiling for device work, a monotonic clock for host work, medians. */
+#define _POSIX_C_SOURCE 200809L
+#include "timing.h"
+#include "errors.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+double oclt_event_ms(cl_event event) {
+    cl_ulong start = 0, end = 0;
+    if (OCLT_CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                           NULL)) ||
+        OCLT_CHECK(
+            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)))
+        return -1.0;
+    return (double)(end - start) * 1e-6;
+}
+
+double oclt_now_ms(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double oclt_median(double *values, size_t n) {
+    if (n == 0) return 0.0;
+    qsort(values, n, sizeof *values, compare_doubles);
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+cl_int oclt_time_median(oclt_run_fn run, void *context, int reps, double *median_ms) {
+    double warm_up = 0.0;
+    cl_int err = run(context, &warm_up);
+    if (err != CL_SUCCESS) return err;
+    double *times = malloc((size_t)reps * sizeof *times);
+    if (!times) return CL_OUT_OF_HOST_MEMORY;
+    for (int r = 0; r < reps && err == CL_SUCCESS; ++r) err = run(context, &times[r]);
+    if (err == CL_SUCCESS) *median_ms = oclt_median(times, (size_t)reps);
+    free(times);
+    return err;
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# ./test.sh [ctest arguments...]
+#   Same setup as run.sh (install what is missing, build into build/), then ctest over every
+#   chapter. Exit status is non-zero when any test fails. Examples:
+#     ./test.sh                     everything
+#     ./test.sh -L ch04             one chapter's tests (labels: ch01..ch06, usage, oclgrind)
+#     ./test.sh -R reduce6          tests whose name matches a regex
+set -u
+cd "$(dirname "$0")" || exit 1
+./run.sh --build-only || exit 1
+jobs=$(nproc 2>/dev/null || echo 2)
+ctest --test-dir build --output-on-failure -j "$jobs" "$@"
