@@ -104,7 +104,7 @@ build() {
 }
 
 # ---- 3. Run the chapters and summarise -------------------------------------------------------
-# Prints "variant check figure unit" for each CSV row of one chapter (fields may be quoted).
+# Prints "variant|check|figure|unit" for each CSV row of one chapter (fields may be quoted).
 csv_rows() {
     awk -v chapter="$1" '
         function field(line, n,    i, c, f, quoted, count, out) {
@@ -123,8 +123,34 @@ csv_rows() {
             return out
         }
         NR > 1 && field($0, 1) == chapter {
-            printf "%s\t%s\t%s\t%s\n", field($0, 2), field($0, 8), field($0, 6), field($0, 7)
+            printf "%s|%s|%s|%s\n", field($0, 2), field($0, 8), field($0, 6), field($0, 7)
         }' "$2"
+}
+
+# Adds one chapter's CSV rows to the summary, keeping it to one screen: checks without a
+# figure that passed become one line; a variant measured at several sizes keeps its last
+# (largest) size; parts of a measurement ("map_read/memcpy" beside "map_read") are left out.
+summarise_chapter() {
+    local ch=$1 rows=$2 variant check figure unit passed=() order=() v
+    declare -A line=()
+    while IFS='|' read -r variant check figure unit; do
+        if [ -z "$figure" ] && [ "$check" = PASS ]; then
+            passed+=("$variant")
+            continue
+        fi
+        [ -n "$figure" ] && printf -v figure '%.2f %s' "$figure" "$unit"
+        [ -n "${line[$variant]+x}" ] || order+=("$variant")
+        line[$variant]="$ch	$variant	$check	$figure"
+    done <<<"$rows"
+    if [ ${#passed[@]} -gt 0 ]; then
+        local names="${passed[*]}"
+        [ ${#names} -gt 60 ] && names="${names:0:57}..."
+        summary+=("$ch	${#passed[@]} checks	PASS	$names")
+    fi
+    for v in "${order[@]}"; do
+        [[ $v == */* && -n "${line[${v%%/*}]+x}" ]] && continue
+        summary+=("${line[$v]}")
+    done
 }
 
 run_chapters() {
@@ -142,12 +168,7 @@ run_chapters() {
         status=$?
         local rows
         rows=$(csv_rows "$ch" "$csv" 2>/dev/null)
-        if [ -n "$rows" ]; then
-            while IFS=$'\t' read -r variant check figure unit; do
-                [ -n "$figure" ] && printf -v figure '%.2f %s' "$figure" "$unit"
-                summary+=("$ch	$variant	$check	$figure")
-            done <<<"$rows"
-        fi
+        [ -n "$rows" ] && summarise_chapter "$ch" "$rows"
         case $status in
             0) ;;
             77) [ -z "$rows" ] && summary+=("$ch	-	SKIP	(no device or feature)") ;;
@@ -159,11 +180,11 @@ run_chapters() {
     rm -f "$csv"
     echo
     echo "Summary"
-    printf '%-31s %-26s %-10s %s\n' chapter variant check "headline figure"
+    printf '%-31s %-28s %-10s %s\n' chapter variant check "headline figure"
     local line
     for line in "${summary[@]}"; do
         IFS=$'\t' read -r ch variant check figure <<<"$line"
-        printf '%-31s %-26s %-10s %s\n' "$ch" "$variant" "$check" "$figure"
+        printf '%-31s %-28s %-10s %s\n' "$ch" "$variant" "$check" "$figure"
     done
     return $((failures > 0))
 }

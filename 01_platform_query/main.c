@@ -469,8 +469,9 @@ static int print_program_queries(const oclt_device *dev, cl_program program) {
     size_t properties_size = 0;
     OCLT_CHECK(clGetContextInfo(dev->context, CL_CONTEXT_PROPERTIES, sizeof properties, properties,
                                 &properties_size));
-    printf("  CL_CONTEXT_NUM_DEVICES       %u\n  CL_CONTEXT_REFERENCE_COUNT   %u  (the queue "
-           "and program each hold one)\n  CL_CONTEXT_PROPERTIES        %s\n",
+    printf("  CL_CONTEXT_NUM_DEVICES       %u\n  CL_CONTEXT_REFERENCE_COUNT   %u  (ours, plus "
+           "any the driver keeps for the queue and program: PoCL counts them, NVIDIA not)\n"
+           "  CL_CONTEXT_PROPERTIES        %s\n",
            context_devices, context_refs,
            properties_size >= sizeof properties[0] && properties[0] == CL_CONTEXT_PLATFORM
                ? "CL_CONTEXT_PLATFORM = the chosen platform"
@@ -662,6 +663,23 @@ release_host:
     return status;
 }
 
+/* The platform and device indices of the chosen device, as clinfo and clpeak number them. */
+static void print_indices(const oclt_device *dev) {
+    cl_platform_id platforms[16];
+    cl_uint platform_count = 0;
+    if (clGetPlatformIDs(16, platforms, &platform_count) != CL_SUCCESS) return;
+    for (cl_uint p = 0; p < platform_count && p < 16; ++p) {
+        cl_device_id devices[32];
+        cl_uint device_count = 0;
+        if (platforms[p] != dev->platform || clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32,
+                                                            devices, &device_count) != CL_SUCCESS)
+            continue;
+        for (cl_uint d = 0; d < device_count && d < 32; ++d)
+            if (devices[d] == dev->device)
+                printf("  clpeak/clinfo indices          -p %u -d %u\n", p, d);
+    }
+}
+
 /* ---- The lesson -------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
@@ -669,16 +687,15 @@ int main(int argc, char **argv) {
     int rc = oclt_parse_command_line(argc, argv, &spec, &opt);
     if (rc != OCLT_CONTINUE) return rc;
     if (opt.list_devices) return oclt_list_devices(stdout);
-    if (opt.size[0] > 0xFFFFFFFFu)
-        return oclt_usage_error(&spec, "--size %zu does not fit the kernels' uint count",
-                                opt.size[0]);
-
     /* Choose the device first so that a bad -p/-d is a usage error before any listing. */
     oclt_device dev;
     rc = oclt_open_device(&spec, &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
-    rc = oclt_require_memory(&spec, &dev, opt.size[0] * sizeof(float),
-                             2 * opt.size[0] * sizeof(float), "--size");
+    const cl_ulong bytes = oclt_mul_size(opt.size[0], sizeof(float));
+    rc = oclt_require_memory(&spec, &dev, bytes, oclt_mul_size(bytes, 2), "--size");
+    if (!rc && opt.size[0] > 0xFFFFFFFFu)
+        rc =
+            oclt_usage_error(&spec, "--size %zu does not fit the kernels' uint count", opt.size[0]);
     if (rc) goto close_device;
 
     rc = print_all_platforms();
@@ -723,6 +740,10 @@ int main(int argc, char **argv) {
     printf("  CL_DEVICE_LOCAL_MEM_SIZE       %llu\n",
            (unsigned long long)oclt_device_ulong(dev.device, CL_DEVICE_LOCAL_MEM_SIZE));
     printf("  CL_DEVICE_GLOBAL_MEM_SIZE      %llu\n", (unsigned long long)dev.global_mem);
+    printf("  CL_DEVICE_TYPE                 %s\n", dev.type & CL_DEVICE_TYPE_GPU   ? "GPU"
+                                                    : dev.type & CL_DEVICE_TYPE_CPU ? "CPU"
+                                                                                    : "other");
+    print_indices(&dev);
 release_program:
     clReleaseProgram(program);
 close_device:

@@ -299,6 +299,11 @@ static int highest_c_version(cl_device_id device, int device_version) {
 }
 
 int oclt_open_device(const oclt_cli_spec *spec, const oclt_options *opt, oclt_device *dev) {
+    return oclt_open_device_with_queue(spec, opt, dev, CL_QUEUE_PROFILING_ENABLE);
+}
+
+int oclt_open_device_with_queue(const oclt_cli_spec *spec, const oclt_options *opt,
+                                oclt_device *dev, cl_command_queue_properties queue_properties) {
     memset(dev, 0, sizeof *dev);
     if (opt->list_devices) return oclt_list_devices(stdout);
     int rc = oclt_choose_device(spec, opt->platform, opt->device, &dev->platform, &dev->device);
@@ -329,8 +334,10 @@ int oclt_open_device(const oclt_cli_spec *spec, const oclt_options *opt, oclt_de
                                           0};
     dev->context = clCreateContext(properties, 1, &dev->device, NULL, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateContext")) return OCLT_EXIT_FAIL;
-    dev->queue = oclt_create_queue(dev->context, dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateCommandQueue (profiling)")) {
+    dev->queue = oclt_create_queue(dev->context, dev->device, queue_properties, &err);
+    if (OCLT_CHECK_ERR(err, queue_properties & CL_QUEUE_PROFILING_ENABLE
+                                ? "clCreateCommandQueue (profiling)"
+                                : "clCreateCommandQueue")) {
         clReleaseContext(dev->context);
         dev->context = NULL;
         return OCLT_EXIT_FAIL;
@@ -353,6 +360,11 @@ static void print_bytes(char *out, size_t size, cl_ulong bytes) {
         snprintf(out, size, "%.2f GiB", (double)bytes / (1ull << 30));
     else
         snprintf(out, size, "%.2f MiB", (double)bytes / (1ull << 20));
+}
+
+cl_ulong oclt_mul_size(cl_ulong a, cl_ulong b) {
+    cl_ulong product = 0;
+    return __builtin_mul_overflow(a, b, &product) ? (cl_ulong)-1 : product;
 }
 
 int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ulong bytes,

@@ -42,6 +42,12 @@ int oclt_choose_device(const oclt_cli_spec *spec, const char *platform_choice,
 int oclt_open_device(const oclt_cli_spec *spec, const oclt_options *opt, oclt_device *dev);
 void oclt_close_device(oclt_device *dev);
 
+/* oclt_open_device with dev->queue created with `queue_properties` instead of
+ * CL_QUEUE_PROFILING_ENABLE (e.g. 0 for a device that rejects profiling queues; check
+ * CL_DEVICE_QUEUE_PROPERTIES first). */
+int oclt_open_device_with_queue(const oclt_cli_spec *spec, const oclt_options *opt,
+                                oclt_device *dev, cl_command_queue_properties queue_properties);
+
 /* A command queue, through clCreateCommandQueueWithProperties where platform and device are
  * OpenCL 2.0 or newer, else through the 1.2 clCreateCommandQueue. */
 cl_command_queue oclt_create_queue(cl_context context, cl_device_id device,
@@ -57,6 +63,9 @@ cl_ulong oclt_device_ulong(cl_device_id device, cl_device_info param); /* cl_ulo
 size_t oclt_device_size(cl_device_id device, cl_device_info param);    /* size_t params */
 cl_uint oclt_device_uint(cl_device_id device, cl_device_info param);   /* cl_uint/bool params */
 int oclt_device_has_extension(cl_device_id device, const char *name);
+
+/* a * b, or the largest cl_ulong when the product overflows (so that limit checks fail safely). */
+cl_ulong oclt_mul_size(cl_ulong a, cl_ulong b);
 
 /* Usage error (exit 2) when one buffer of `bytes` exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE or
  * all buffers together (`total`) exceed the global memory. Returns 0 when they fit. */

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 /* Every negative status code of the OpenCL 3.0 headers (cl.h, cl_ext.h, cl_gl.h, cl_egl.h,
- * cl_d3d*.h, cl_dx9_*.h, cl_va_api_*.h). Values shared by two extensions list both names.
- * tests/error_names checks this table against the installed headers. */
+ * cl_d3d*.h, cl_dx9_*.h, cl_va_api_*.h), up to the 2024 headers of Debian 13. Values shared by two
+ * extensions list both names. tests/error_names checks this table against the installed headers. */
 static const struct {
     cl_int code;
     const char *name;
@@ -102,6 +102,7 @@ static const struct {
     {-1101, "CL_VA_API_MEDIA_SURFACE_NOT_ACQUIRED_INTEL"},
     {-1108, "CL_COMMAND_TERMINATED_ITSELF_WITH_FAILURE_ARM"},
     {-1121, "CL_CONTEXT_TERMINATED_KHR"},
+    {-1126, "CL_CANCELLED_IMG"}, /* newer headers (2024) */
     {-1138, "CL_INVALID_COMMAND_BUFFER_KHR"},
     {-1139, "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR"},
     {-1140, "CL_INCOMPATIBLE_COMMAND_QUEUE_KHR"},

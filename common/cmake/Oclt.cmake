@@ -76,3 +76,27 @@ function(oclt_add_oclgrind_test name)
   set_tests_properties(${name} PROPERTIES LABELS oclgrind SKIP_RETURN_CODE 77
                                           TIMEOUT ${ARG_TIMEOUT})
 endfunction()
+
+# oclt_add_leak_test(<test name> COMMAND <program> [args...] [LABELS l...] [TIMEOUT s])
+# Label "leaks" (plus LABELS): runs the program with the OpenCL object leak checker preloaded
+# (common/tests/cl_leakcheck.c through leakcheck.sh). Passes when the program exits 0, made at
+# least one OpenCL object, and released every one it made or retained. COMMAND must be the
+# chapter's program itself (not a script). Not added where the checker cannot be built.
+function(oclt_add_leak_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  if(NOT TARGET cl_leakcheck)
+    return()
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name}
+           COMMAND sh ${PROJECT_SOURCE_DIR}/common/tests/leakcheck.sh $<TARGET_FILE:cl_leakcheck>
+                   ${ARG_COMMAND}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS "leaks;${ARG_LABELS}" SKIP_RETURN_CODE 77
+                                          TIMEOUT ${ARG_TIMEOUT})
+endfunction()
+
+# The leak checker library and its own tests (common.leakcheck_*).
+include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)

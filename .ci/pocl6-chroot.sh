@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# .ci/pocl6-chroot.sh [ctest arguments...]
+#
+# Runs the test suite on a second OpenCL implementation: PoCL 6.0 from Debian 13 (trixie),
+# which has sub-groups and work-group collective functions (Debian 12's PoCL 3.1 has neither).
+# The chroot is made once with debootstrap (about a minute and 1.3 GB) and cached in
+# $OCLT_CHROOT (default /var/cache/opencl-tutorial/trixie) for later runs on the same machine.
+# CI runs this from .ci/run; a user's ./test.sh does not.
+#
+# Exit status: 0 passed, 1 failed, 77 skipped (not root, no debootstrap, archive unreachable).
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+root=${OCLT_CHROOT:-/var/cache/opencl-tutorial/trixie}
+packages="pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clinfo cmake gcc libc6-dev make"
+
+say() { printf '[pocl6-chroot] %s\n' "$*"; }
+skip() { say "SKIPPED: $*"; exit 77; }
+
+[ "$(id -u)" -eq 0 ] || skip "making a chroot needs root"
+
+# One run at a time per chroot: runs share its mounts and its /build directory.
+mkdir -p "$(dirname "$root")"
+exec 9>"$root.lock"
+flock 9
+
+mirror=""
+sources=/etc/apt/sources.list.d/debian.sources
+[ -f "$sources" ] && mirror=$(awk '$1 == "URIs:" { print $2; exit }' "$sources")
+if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+    mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list)
+fi
+mirror=${mirror:-http://deb.debian.org/debian}
+
+mounted=()
+unmount_all() {
+    local i
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[i]}" 2>/dev/null; done
+    mounted=()
+}
+trap unmount_all EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM # so that the EXIT trap unmounts when CI stops the run
+# Mounts left by a run that was killed (this run holds the lock: nobody else uses them).
+stale_mounts() { awk -v r="$1" 'index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r; }
+for stale in $(stale_mounts "$root") $(stale_mounts "$root.partial"); do
+    umount -l "$stale" 2>/dev/null
+done
+mount_into() { # mount_into <chroot> <source> <target inside> [options]
+    mkdir -p "$1$3"
+    mount ${4:+-o "$4"} --bind "$2" "$1$3" && mounted+=("$1$3")
+}
+mount_system() {
+    mkdir -p "$1/proc" "$1/sys" "$1/dev"
+    mount -t proc proc "$1/proc" && mounted+=("$1/proc")
+    mount_into "$1" /sys /sys
+    mount_into "$1" /dev /dev
+}
+
+if [ ! -f "$root/.ready" ]; then
+    if ! command -v debootstrap >/dev/null 2>&1; then
+        say "installing debootstrap"
+        { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap \
+            >/dev/null; } || skip "debootstrap is not installed and could not be installed"
+    fi
+    build="$root.partial"
+    rm -rf "$build"
+    mkdir -p "$(dirname "$root")"
+    say "creating a Debian trixie chroot in $root from $mirror (about a minute)"
+    if ! debootstrap --variant=minbase trixie "$build" "$mirror" >"$build.log" 2>&1; then
+        tail -n 5 "$build.log"
+        rm -rf "$build"
+        skip "debootstrap failed (is the Debian archive reachable?)"
+    fi
+    mount_system "$build"
+    say "installing $packages in the chroot"
+    if ! chroot "$build" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends $packages" >>"$build.log" 2>&1; then
+        tail -n 5 "$build.log"
+        unmount_all
+        rm -rf "$build"
+        skip "could not install PoCL in the chroot (is the Debian archive reachable?)"
+    fi
+    unmount_all
+    touch "$build/.ready"
+    mv "$build" "$root"
+    rm -f "$build.log"
+fi
+
+mount_system "$root"
+mount_into "$root" "$here" /src ro || { say "FAIL: cannot mount the source tree"; exit 1; }
+say "$(chroot "$root" sh -c 'clinfo -l 2>/dev/null | tr -s " " | tr "\n" " "')"
+# Every tree that runs here shares /build, and a copied tree keeps its files' old times, which
+# make would take for "up to date": build from scratch (under a minute). PoCL's kernel cache
+# lives in the chroot too and is kept, so repeated runs on this machine start warm.
+rm -rf "$root/build"
+# shellcheck disable=SC2016 # $(nproc) and "$@" expand inside the chroot
+chroot "$root" env OCLT_REQUIRE_SUBGROUPS=1 sh -c '
+    start=$(date +%s)
+    cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DOCLT_WERROR=ON >/build.log 2>&1 &&
+    cmake --build /build -j "$(nproc)" >>/build.log 2>&1 || { tail -n 40 /build.log; exit 100; }
+    echo "[pocl6-chroot] built in $(($(date +%s) - start)) s (log: $0/build.log)"
+    ctest --test-dir /build --output-on-failure -j "$(nproc)" "$@"' "$root" "$@"
+status=$?
+case $status in
+    0) say "PASSED on PoCL 6 (Debian trixie)" ;;
+    100) say "FAIL: the build failed in the chroot (log: $root/build.log)" ;;
+    *) failed=$(cut -d: -f2 "$root/build/Testing/Temporary/LastTestsFailed.log" 2>/dev/null |
+                    head -n 5 | tr '\n' ' ')
+       say "FAIL: tests failed on PoCL 6${failed:+: $failed}" ;;
+esac
+exit $((status != 0))

@@ -1,0 +1,236 @@
+/* Chapter 05's tuning: defaults for a device, the OCLT_MATMUL_TUNE override, and the checks of
+ * every constraint that matmul.cl states next to its defines. */
+#include "tuning.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *key;
+    size_t offset;
+} tuning_key;
+
+static const tuning_key keys[] = {
+    {"TS", offsetof(matmul_tuning, ts)},       {"WPT", offsetof(matmul_tuning, wpt)},
+    {"WIDTH", offsetof(matmul_tuning, width)}, {"TSM", offsetof(matmul_tuning, tsm)},
+    {"TSN", offsetof(matmul_tuning, tsn)},     {"TSK", offsetof(matmul_tuning, tsk)},
+    {"WPTM", offsetof(matmul_tuning, wptm)},   {"WPTN", offsetof(matmul_tuning, wptn)},
+    {"VWN", offsetof(matmul_tuning, vwn)},
+};
+#define KEY_COUNT (sizeof keys / sizeof keys[0])
+
+static int *field(matmul_tuning *t, size_t k) {
+    return (int *)((char *)t + keys[k].offset);
+}
+
+int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_override *override) {
+    memset(override, 0, sizeof *override);
+    const char *text = getenv(MATMUL_TUNE_ENV);
+    if (!text || !*text) return 0;
+    override->text = text;
+    const char *item = text;
+    for (;;) {
+        size_t len = strcspn(item, ",");
+        const char *equals = memchr(item, '=', len);
+        if (!equals)
+            return oclt_usage_error(spec,
+                                    "%s='%s': '%.*s' is not KEY=VALUE (keys: TS WPT WIDTH "
+                                    "TSM TSN TSK WPTM WPTN VWN)",
+                                    MATMUL_TUNE_ENV, text, (int)len, item);
+        size_t key_len = (size_t)(equals - item);
+        size_t k = 0;
+        while (k < KEY_COUNT &&
+               !(strlen(keys[k].key) == key_len && strncmp(keys[k].key, item, key_len) == 0))
+            ++k;
+        if (k == KEY_COUNT)
+            return oclt_usage_error(spec,
+                                    "%s: unknown key '%.*s' (keys: TS WPT WIDTH TSM TSN "
+                                    "TSK WPTM WPTN VWN)",
+                                    MATMUL_TUNE_ENV, (int)key_len, item);
+        char digits[16];
+        size_t value_len = len - key_len - 1;
+        long value = -1;
+        if (value_len > 0 && value_len < sizeof digits) {
+            memcpy(digits, equals + 1, value_len);
+            digits[value_len] = '\0';
+            char *end = NULL;
+            if (digits[0] >= '0' && digits[0] <= '9') value = strtol(digits, &end, 10);
+            if (!end || *end != '\0') value = -1;
+        }
+        if (value < 1 || value > 1024)
+            return oclt_usage_error(spec, "%s: %s='%.*s' must be a whole number from 1 to 1024",
+                                    MATMUL_TUNE_ENV, keys[k].key, (int)value_len, equals + 1);
+        *field(&override->value, k) = (int)value;
+        if (item[len] == '\0') break;
+        item += len + 1;
+    }
+    return 0;
+}
+
+void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
+    size_t items[3] = {0, 0, 0};
+    clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL);
+    limits->is_cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !(dev->type & CL_DEVICE_TYPE_GPU);
+    limits->max_work_group = oclt_device_size(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    limits->max_item[0] = items[0];
+    limits->max_item[1] = items[1];
+    limits->local_mem = oclt_device_ulong(dev->device, CL_DEVICE_LOCAL_MEM_SIZE);
+    /* A device-wide value from OpenCL 3.0 on (kernels report their own after the build). */
+    size_t multiple = 0;
+    if (dev->device_version >= 300)
+        clGetDeviceInfo(dev->device, CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
+                        &multiple, NULL);
+    limits->preferred_multiple = multiple ? multiple : 1;
+}
+
+size_t matmul_local_bytes_tiled(const matmul_tuning *t) {
+    return 2u * (size_t)t->ts * (size_t)t->ts * sizeof(float);
+}
+
+size_t matmul_local_bytes_vector(const matmul_tuning *t) {
+    return ((size_t)t->ts * t->ts + (size_t)t->ts * (t->ts + t->width)) * sizeof(float);
+}
+
+/* Two buffers of an A tile (TSK rows of TSM + 4 floats: APAD = one float4) and a B tile. */
+size_t matmul_local_bytes_double_buffer(const matmul_tuning *t) {
+    return 2u * (size_t)t->tsk * (size_t)(t->tsm + 4 + t->tsn) * sizeof(float);
+}
+
+/* Defaults. GPUs: 32 x 32 tiles for the simple kernels (1024 items where allowed), WPT so that
+ * more_work's groups stay a multiple of the preferred work-group multiple (a warp, a wavefront),
+ * and the well-known 128 x 128 block per group of 256 items, each an 8 x 8 register block of
+ * float4 pieces, 16 deep if two buffers fit in local memory. CPUs (a work-group runs as a loop
+ * on one core, local memory is ordinary cached memory): vectors of 16 floats (one AVX-512
+ * register), and 8 x 32 per item, 16 vector accumulators, in a 64 x 128 block; deep k-steps
+ * (64), since each barrier ends a loop over the group's items. */
+static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t) {
+    if (limits->is_cpu) {
+        *t = (matmul_tuning){.ts = 32,
+                             .wpt = 8,
+                             .width = 16,
+                             .tsm = 64,
+                             .tsn = 128,
+                             .tsk = 64,
+                             .wptm = 8,
+                             .wptn = 32,
+                             .vwn = 16};
+        return;
+    }
+    t->ts = 32;
+    while (t->ts > 4 &&
+           ((size_t)t->ts * t->ts > limits->max_work_group || (size_t)t->ts > limits->max_item[0] ||
+            (size_t)t->ts > limits->max_item[1] || matmul_local_bytes_tiled(t) > limits->local_mem))
+        t->ts /= 2;
+    t->wpt = 8;
+    while (t->wpt > 1 &&
+           (t->wpt > t->ts || (size_t)(t->ts * (t->ts / t->wpt)) % limits->preferred_multiple != 0))
+        t->wpt /= 2;
+    t->width = 4;
+    t->tsm = t->tsn = limits->max_work_group >= 256 ? 128 : 64;
+    t->wptm = t->wptn = 8;
+    t->vwn = 4;
+    t->tsk = 16;
+    if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsk = 8;
+    if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsm = t->tsn = 64;
+}
+
+static int is_power_of_two(int x) {
+    return x > 0 && (x & (x - 1)) == 0;
+}
+
+/* The first broken constraint, as a phrase; NULL when all hold. */
+static const char *broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size) {
+    const long rtsm = t->wptm ? t->tsm / t->wptm : 0, rtsn = t->wptn ? t->tsn / t->wptn : 0;
+    const long threads = rtsm * rtsn;
+    if (t->ts % t->wpt)
+        snprintf(why, size,
+                 "TS=%d must be divisible by WPT=%d (more_work, vector: each "
+                 "work-item computes WPT of a tile's TS rows)",
+                 t->ts, t->wpt);
+    else if (!is_power_of_two(t->width) || t->width < 2 || t->width > 16)
+        snprintf(why, size, "WIDTH=%d must be 2, 4, 8 or 16 (vector: a floatn type)", t->width);
+    else if (t->ts % t->width)
+        snprintf(why, size,
+                 "TS=%d must be divisible by WIDTH=%d (vector: a tile row is TS/WIDTH "
+                 "vectors)",
+                 t->ts, t->width);
+    else if (t->wptm % 4 || t->wptn % 4)
+        snprintf(why, size,
+                 "WPTM=%d and WPTN=%d must be multiples of 4 (register blocks are "
+                 "read as float4)",
+                 t->wptm, t->wptn);
+    else if (t->vwn != 4 && t->vwn != 8 && t->vwn != 16)
+        snprintf(why, size, "VWN=%d must be 4, 8 or 16 (a floatn type)", t->vwn);
+    else if (t->wptn % t->vwn)
+        snprintf(why, size,
+                 "WPTN=%d must be divisible by VWN=%d (a register block row is WPTN/VWN "
+                 "vectors)",
+                 t->wptn, t->vwn);
+    else if (t->tsm % t->wptm)
+        snprintf(why, size, "TSM=%d must be divisible by WPTM=%d", t->tsm, t->wptm);
+    else if (t->tsn % t->wptn)
+        snprintf(why, size, "TSN=%d must be divisible by WPTN=%d", t->tsn, t->wptn);
+    else if ((long)t->tsk * t->tsm / 4 % threads)
+        snprintf(why, size,
+                 "TSK*TSM/4=%ld float4 of the A tile must divide evenly among "
+                 "(TSM/WPTM)*(TSN/WPTN)=%ld work-items",
+                 (long)t->tsk * t->tsm / 4, threads);
+    else if ((long)t->tsk * t->tsn / t->vwn % threads)
+        snprintf(why, size,
+                 "TSK*TSN/VWN=%ld vectors of the B tile must divide evenly among "
+                 "(TSM/WPTM)*(TSN/WPTN)=%ld work-items",
+                 (long)t->tsk * t->tsn / t->vwn, threads);
+    else if ((size_t)t->ts * t->ts > limits->max_work_group ||
+             (size_t)t->ts > limits->max_item[0] || (size_t)t->ts > limits->max_item[1])
+        snprintf(why, size,
+                 "TS=%d: a TSxTS work-group (tiled) of %d items exceeds the device's "
+                 "limits (max work-group size %zu, max item sizes %zu x %zu)",
+                 t->ts, t->ts * t->ts, limits->max_work_group, limits->max_item[0],
+                 limits->max_item[1]);
+    else if ((size_t)threads > limits->max_work_group || (size_t)rtsn > limits->max_item[0] ||
+             (size_t)rtsm > limits->max_item[1])
+        snprintf(why, size,
+                 "(TSN/WPTN)x(TSM/WPTM)=%ldx%ld work-items exceed the device's limits "
+                 "(max work-group size %zu, max item sizes %zu x %zu)",
+                 rtsn, rtsm, limits->max_work_group, limits->max_item[0], limits->max_item[1]);
+    else if (matmul_local_bytes_tiled(t) > limits->local_mem ||
+             matmul_local_bytes_vector(t) > limits->local_mem)
+        snprintf(why, size,
+                 "TS=%d, WIDTH=%d: the tiles need %zu bytes of local memory, the "
+                 "device has %llu",
+                 t->ts, t->width, matmul_local_bytes_vector(t),
+                 (unsigned long long)limits->local_mem);
+    else if (matmul_local_bytes_double_buffer(t) > limits->local_mem)
+        snprintf(why, size,
+                 "TSK*(TSM+4+TSN)*2 floats = %zu bytes of local memory for two "
+                 "buffers, the device has %llu",
+                 matmul_local_bytes_double_buffer(t), (unsigned long long)limits->local_mem);
+    else
+        return NULL;
+    return why;
+}
+
+int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *limits,
+                         const matmul_tuning_override *override, matmul_tuning *tuning) {
+    default_tuning(limits, tuning);
+    for (size_t k = 0; k < KEY_COUNT; ++k) {
+        int value = *field((matmul_tuning *)&override->value, k);
+        if (value) *field(tuning, k) = value;
+    }
+    char why[256];
+    if (broken_constraint(tuning, limits, why, sizeof why))
+        return override->text
+                   ? oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV, override->text, why)
+                   : oclt_usage_error(spec,
+                                      "the default tuning does not fit this device: %s "
+                                      "(set %s)",
+                                      why, MATMUL_TUNE_ENV);
+    return 0;
+}
+
+void matmul_format_tuning(const matmul_tuning *t, char *out, size_t size) {
+    snprintf(out, size, "TS=%d WPT=%d WIDTH=%d TSM=%d TSN=%d TSK=%d WPTM=%d WPTN=%d VWN=%d", t->ts,
+             t->wpt, t->width, t->tsm, t->tsn, t->tsk, t->wptm, t->wptn, t->vwn);
+}

@@ -1,0 +1,52 @@
+/* Chapter 05's tuning: the tile and work sizes passed to matmul.cl as -D defines, their defaults
+ * for a device, the OCLT_MATMUL_TUNE override ("TSM=128,TSN=128,TSK=16,WPTM=8,WPTN=8") and the
+ * checks of every constraint the kernels state. */
+#ifndef MATMUL_TUNING_H
+#define MATMUL_TUNING_H
+
+#include "oclt.h"
+
+#include <stddef.h>
+
+typedef struct {
+    int ts, wpt, width;                 /* tiled, more_work, vector */
+    int tsm, tsn, tsk, wptm, wptn, vwn; /* reg2d, double_buffer, double_buffer_async */
+} matmul_tuning;
+
+#define MATMUL_TUNE_ENV "OCLT_MATMUL_TUNE"
+
+/* Keys set by OCLT_MATMUL_TUNE (0 = not given). Parsed before any OpenCL work. */
+typedef struct {
+    matmul_tuning value;
+    const char *text; /* the variable as given, NULL when unset */
+} matmul_tuning_override;
+
+/* Reads OCLT_MATMUL_TUNE: comma-separated KEY=VALUE with keys TS WPT WIDTH TSM TSN TSK WPTM WPTN
+ * VWN and whole values 1..1024. Returns 0, or OCLT_EXIT_USAGE after one line on stderr. */
+int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_override *override);
+
+/* The device's limits that the tuning must respect. */
+typedef struct {
+    int is_cpu;
+    size_t max_work_group;     /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    size_t max_item[2];        /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0..1] */
+    cl_ulong local_mem;        /* CL_DEVICE_LOCAL_MEM_SIZE */
+    size_t preferred_multiple; /* CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, 1 if unknown */
+} matmul_device_limits;
+
+void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits);
+
+/* Defaults for the device, then the override on top; every constraint checked. Returns 0, or
+ * OCLT_EXIT_USAGE after one line on stderr naming the broken constraint. */
+int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *limits,
+                         const matmul_tuning_override *override, matmul_tuning *tuning);
+
+/* Local memory (bytes) used by the tiles of each kernel family. */
+size_t matmul_local_bytes_tiled(const matmul_tuning *t);
+size_t matmul_local_bytes_vector(const matmul_tuning *t);
+size_t matmul_local_bytes_double_buffer(const matmul_tuning *t);
+
+/* "TS=16 WPT=8 WIDTH=4 TSM=128 ..." for the output. */
+void matmul_format_tuning(const matmul_tuning *t, char *out, size_t size);
+
+#endif

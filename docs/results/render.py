@@ -1,0 +1,603 @@
+#!/usr/bin/env python3
+"""Plots and tables of the measured results, and the results blocks of the chapter pages.
+
+    render.py [--no-docs] [--check] [RESULTS_DIR ...]
+
+Every RESULTS_DIR (default: each folder under docs/results/ that has a results.csv) holds what
+docs/results/collect.sh wrote for one device. For each, this draws the plots into the folder.
+Then it rewrites, in every chapter page, the block that starts at the marker line
+<!-- results:<chapter> --> (and ends at <!-- /results:<chapter> -->) with the tables of all the
+devices under docs/results/, so that no figure in the docs is typed by hand.
+
+--check: change nothing; exit 1 when a page's block differs from what the results give.
+--no-docs: only draw the plots of the given folders.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DOCS = os.path.dirname(HERE)
+
+REDUCE_STEPS = ["reduce0", "reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "reduce6"]
+MATMUL_STEPS = ["naive", "tiled", "more_work", "vector", "reg2d", "double_buffer",
+                "double_buffer_async"]
+TRANSFER_METHODS = ["write_blocking", "read_blocking", "write_nonblocking", "read_nonblocking",
+                    "map_write", "map_read", "pinned_write", "pinned_read"]
+# Our transfer rows and the clpeak lines measuring the same thing.
+CLPEAK_TRANSFER = [
+    ("write_blocking", "enqueueWriteBuffer"),
+    ("read_blocking", "enqueueReadBuffer"),
+    ("write_nonblocking", "enqueueWriteBuffer non-blocking"),
+    ("read_nonblocking", "enqueueReadBuffer non-blocking"),
+    ("map_read/map", "enqueueMapBuffer(for read)"),
+    ("map_read/memcpy", "memcpy from mapped ptr"),
+    ("map_write/unmap", "enqueueUnmap(after write)"),
+    ("map_write/memcpy", "memcpy to mapped ptr"),
+]
+
+
+# ---- Reading a results folder ---------------------------------------------------------------
+
+class Device:
+    """Everything collect.sh kept about one device."""
+
+    def __init__(self, path):
+        self.path = path
+        self.folder = os.path.basename(os.path.normpath(path))
+        self.meta = {"commands": []}
+        with open(os.path.join(path, "meta.txt"), encoding="utf-8") as f:
+            for line in f:
+                key, _, value = line.rstrip("\n").partition("=")
+                if key == "command":
+                    self.meta["commands"].append(value)
+                else:
+                    self.meta[key] = value
+        with open(os.path.join(path, "results.csv"), newline="", encoding="utf-8") as f:
+            self.rows = [r for r in csv.DictReader(f)]
+        for r in self.rows:
+            r["time"] = float(r["time_ms"]) if r["time_ms"] else None
+            r["value"] = float(r["figure"]) if r["figure"] else None
+        self.outputs = {}
+        for name in os.listdir(path):
+            if name.endswith(".txt") and name not in ("meta.txt", "clpeak.txt"):
+                with open(os.path.join(path, name), encoding="utf-8", errors="replace") as f:
+                    self.outputs[name[:-4]] = f.read()
+        self.clpeak = parse_clpeak(os.path.join(path, "clpeak.txt"))
+
+    @property
+    def title(self):
+        return "%s, driver %s, %s" % (self.meta.get("device", "?"), self.meta.get("driver", "?"),
+                                      self.meta.get("date", "?"))
+
+    def chapter(self, chapter):
+        return [r for r in self.rows if r["chapter"] == chapter]
+
+
+def parse_clpeak(path):
+    """clpeak's figures: {'bandwidth': best GB/s, 'sp': best GFLOP/s, 'latency': us,
+    'transfer': {line label: GB/s}}; empty when there is no clpeak.txt."""
+    result = {"transfer": {}}
+    if not os.path.exists(path):
+        return result
+    section = ""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            text = line.strip()
+            if text.endswith(")") and "(" in text and ":" not in text:
+                section = text
+                continue
+            m = re.match(r"(.+?)\s*:\s*([0-9.]+)", text)
+            if not m:
+                continue
+            label, value = m.group(1).strip(), float(m.group(2))
+            if section.startswith("Global memory bandwidth"):
+                result["bandwidth"] = max(result.get("bandwidth", 0.0), value)
+            elif section.startswith("Single-precision compute"):
+                result["sp"] = max(result.get("sp", 0.0), value)
+            elif section.startswith("Transfer bandwidth"):
+                result["transfer"][label] = value
+            if label.startswith("Kernel launch latency"):
+                result["latency"] = value
+    return result
+
+
+# ---- Formatting ---------------------------------------------------------------------------
+
+def fmt(value, digits=3):
+    """A figure with `digits` significant digits, no exponent for ordinary sizes."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = int(math.floor(math.log10(abs(value))))
+    decimals = max(0, digits - 1 - magnitude)
+    return "{:,.{}f}".format(value, decimals)
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |",
+             "| " + " | ".join("---" for _ in header) + " |"]
+    for row in rows:
+        lines.append("| " + " | ".join(str(c) for c in row) + " |")
+    return "\n".join(lines)
+
+
+def human_bytes(n):
+    n = int(n)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return "%d %s" % (n // size, unit)
+    return "%d B" % n
+
+
+def code_block(text):
+    return "```\n" + text.rstrip("\n") + "\n```"
+
+
+def output_excerpt(text, start, stop_blank_lines=2):
+    """The lines of text from the line starting with `start` up to `stop_blank_lines` blank
+    lines later (or the end)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(start):
+            blanks, out = 0, []
+            for l in lines[i:]:
+                if not l.strip():
+                    blanks += 1
+                    if blanks == stop_blank_lines:
+                        break
+                out.append(l)
+            return "\n".join(out).rstrip()
+    return ""
+
+
+# ---- Plots ----------------------------------------------------------------------------------
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        sys.exit("render.py: matplotlib is missing (Debian/Ubuntu: apt-get install "
+                 "python3-matplotlib)")
+
+
+def save(fig, dev, name):
+    path = os.path.join(dev.path, name)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    return name
+
+
+# ---- One function per chapter: (markdown for the page, plot drawer) -----------------------
+
+def ch01(dev):
+    text = dev.outputs.get("01_platform_query", "")
+    if not text:
+        return ""
+    return ("<details><summary>Output of <code>%s</code></summary>\n\n%s\n\n</details>"
+            % (" ".join(dev.meta["commands"][:1]) or "01_platform_query", code_block(text)))
+
+
+def ch02_rows(dev):
+    rows = dev.chapter("02_buffers_mapping")
+    sweep = [r for r in rows if r["variant"].split("/")[0] in TRANSFER_METHODS and r["value"]]
+    return rows, sweep
+
+
+def ch02(dev):
+    rows, sweep = ch02_rows(dev)
+    if not rows:
+        return ""
+    out = []
+    demos = [r for r in rows if r["value"] is None]
+    if demos:
+        out.append("Demonstrations: " + ", ".join(
+            "`%s` %s" % (r["variant"], r["check"]) for r in demos) + ".")
+    if sweep:
+        largest = max(int(r["size"]) for r in sweep)
+        at = {r["variant"]: r for r in sweep if int(r["size"]) == largest}
+        body = []
+        for method in TRANSFER_METHODS + [m for m, _ in CLPEAK_TRANSFER if "/" in m]:
+            if method not in at:
+                continue
+            clp_label = dict(CLPEAK_TRANSFER).get(method)
+            clp = dev.clpeak["transfer"].get(clp_label) if clp_label else None
+            ours = at[method]["value"]
+            body.append(["`%s`" % method, fmt(at[method]["time"]), fmt(ours),
+                         ("%s: %s" % (clp_label, fmt(clp))) if clp else "",
+                         ("%+.0f%%" % (100.0 * (ours / clp - 1))) if clp else ""])
+        out.append("Transfers of %s (median of the runs; wall-clock time):\n\n" % human_bytes(largest)
+                   + table(["method", "time (ms)", "GB/s", "clpeak, same device", "ours vs clpeak"],
+                           body))
+        best = []
+        for size in sorted({int(r["size"]) for r in sweep}):
+            cands = [r for r in sweep if int(r["size"]) == size and "/" not in r["variant"]]
+            if cands:
+                b = max(cands, key=lambda r: r["value"])
+                best.append([human_bytes(size), "`%s`" % b["variant"], fmt(b["value"])])
+        out.append("Best method per size:\n\n" + table(["size", "best method", "GB/s"], best))
+        out.append("![Transfer bandwidth vs size](results/%s/ch02_transfer.png)" % dev.folder)
+    return "\n\n".join(out)
+
+
+def ch02_plot(dev, plt):
+    _, sweep = ch02_rows(dev)
+    if not sweep:
+        return
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for method in TRANSFER_METHODS:
+        pts = sorted((int(r["size"]), r["value"]) for r in sweep if r["variant"] == method)
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=method)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes per transfer")
+    ax.set_ylabel("GB/s")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title("Host-device transfers: %s" % dev.title, fontsize=9)
+    save(fig, dev, "ch02_transfer.png")
+
+
+def ch03(dev):
+    rows = dev.chapter("03_events_profiling")
+    if not rows:
+        return ""
+    body = []
+    for r in rows:
+        body.append(["`%s`" % r["variant"], r["size"], fmt(r["time"]),
+                     (fmt(r["value"]) + " " + r["unit"]) if r["value"] is not None else "",
+                     r["check"]])
+    out = [table(["scenario", "size", "time (ms)", "figure", "check"], body)]
+    if "latency" in dev.clpeak:
+        out.append("clpeak's kernel launch latency on the same device: %s µs."
+                   % fmt(dev.clpeak["latency"]))
+    if any(r["variant"].startswith(("launch_latency", "overlap")) and r["value"] is not None
+           for r in rows):
+        out.append("![Launch latency and overlap](results/%s/ch03_latency_overlap.png)"
+                   % dev.folder)
+    return "\n\n".join(out)
+
+
+def ch03_plot(dev, plt):
+    rows = [r for r in dev.chapter("03_events_profiling") if r["value"] is not None]
+    latency = [r for r in rows if r["variant"].startswith("launch_latency")]
+    overlap = [r for r in rows if r["variant"].startswith("overlap") and r["unit"] == "ms"]
+    if not latency and not overlap:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    labels = [r["variant"] for r in latency]
+    values = [r["value"] for r in latency]
+    if "latency" in dev.clpeak:
+        labels.append("clpeak")
+        values.append(dev.clpeak["latency"])
+    axes[0].bar(range(len(values)), values, color="tab:blue")
+    axes[0].set_xticks(range(len(values)), labels, rotation=30, ha="right", fontsize=8)
+    axes[0].set_ylabel("µs")
+    axes[0].set_title("kernel launch latency", fontsize=9)
+    axes[1].bar(range(len(overlap)), [r["value"] for r in overlap], color="tab:orange")
+    axes[1].set_xticks(range(len(overlap)), [r["variant"] for r in overlap], rotation=30,
+                       ha="right", fontsize=8)
+    axes[1].set_ylabel("ms")
+    axes[1].set_title("pipeline: serial vs overlapped", fontsize=9)
+    fig.suptitle(dev.title, fontsize=9)
+    save(fig, dev, "ch03_latency_overlap.png")
+
+
+def ch04_groups(dev):
+    """{type: {variant: row}} for chapter 04."""
+    groups = {}
+    for r in dev.chapter("04_reduction_naive_to_cascade"):
+        name, _, typ = r["variant"].partition("/")
+        groups.setdefault(typ or "float", {})[name] = r
+    return groups
+
+
+def ch04(dev):
+    out = []
+    for typ, rows in ch04_groups(dev).items():
+        stream = rows.get("stream_read", {}).get("value")
+        body, first, prev = [], None, None
+        for step in REDUCE_STEPS:
+            r = rows.get(step)
+            if not r or r["value"] is None:
+                continue
+            first = first or r
+            body.append(["`%s`" % step, fmt(r["time"], 4), fmt(r["value"]),
+                         ("×%s" % fmt(prev["time"] / r["time"])) if prev else "",
+                         ("×%s" % fmt(first["time"] / r["time"])) if r is not first else "",
+                         ("%.0f%%" % (100 * r["value"] / stream)) if stream else "",
+                         r["check"]])
+            prev = r
+        for aux in ("stream_read", "strided_read"):
+            r = rows.get(aux)
+            if r and r["value"] is not None:
+                body.append(["`%s` (reference)" % aux, fmt(r["time"], 4), fmt(r["value"]), "", "",
+                             ("%.0f%%" % (100 * r["value"] / stream)) if stream else "",
+                             r["check"]])
+        if not body:
+            continue
+        size = next(iter(rows.values()))["size"]
+        out.append("%s, n = %s:\n\n" % (typ, size) + table(
+            ["variant", "time (ms)", "GB/s", "step speedup", "cumulative", "% of stream_read",
+             "check"], body))
+    if not out:
+        return ""
+    if "bandwidth" in dev.clpeak:
+        out.append("clpeak's global memory bandwidth on the same device: %s GB/s."
+                   % fmt(dev.clpeak["bandwidth"]))
+    out.append("![Reduction bandwidth per step](results/%s/ch04_reduction.png)" % dev.folder)
+    return "\n\n".join(out)
+
+
+def ch04_plot(dev, plt):
+    groups = ch04_groups(dev)
+    rows = groups.get("float") or next(iter(groups.values()), None)
+    if not rows:
+        return
+    steps = [s for s in REDUCE_STEPS if s in rows and rows[s]["value"] is not None]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.bar(steps, [rows[s]["value"] for s in steps], color="tab:blue")
+    for name, style in (("stream_read", "--"), ("strided_read", ":")):
+        if name in rows and rows[name]["value"]:
+            ax.axhline(rows[name]["value"], linestyle=style, color="tab:red",
+                       label="%s %s GB/s" % (name, fmt(rows[name]["value"])))
+    if "bandwidth" in dev.clpeak:
+        ax.axhline(dev.clpeak["bandwidth"], linestyle="-.", color="gray",
+                   label="clpeak %s GB/s" % fmt(dev.clpeak["bandwidth"]))
+    ax.set_yscale("log")
+    ax.set_ylabel("GB/s (input bytes / time of all passes)")
+    ax.legend(fontsize=8)
+    ax.set_title("Reduction, float, n = %s: %s" % (rows[steps[0]]["size"] if steps else "?",
+                                                      dev.title), fontsize=9)
+    save(fig, dev, "ch04_reduction.png")
+
+
+def ch05_sizes(dev):
+    sizes = {}
+    for r in dev.chapter("05_matmul_tiled_vector"):
+        sizes.setdefault(r["size"], {})[r["variant"]] = r
+    return dict(sorted(sizes.items(), key=lambda kv: math.prod(int(x) for x in kv[0].split("x"))))
+
+
+def ch05(dev):
+    out = []
+    for size, rows in ch05_sizes(dev).items():
+        peak = rows.get("fp32_peak", {}).get("value")
+        body, first, prev = [], None, None
+        for step in MATMUL_STEPS:
+            r = rows.get(step)
+            if not r or r["value"] is None:
+                if r:
+                    body.append(["`%s`" % step, "", "", "", "", "", r["check"]])
+                continue
+            first = first or r
+            body.append(["`%s`" % step, fmt(r["time"], 4), fmt(r["value"]),
+                         ("×%s" % fmt(r["value"] / first["value"])) if r is not first else "",
+                         ("×%s" % fmt(r["value"] / prev["value"])) if prev else "",
+                         ("%.0f%%" % (100 * r["value"] / peak)) if peak else "", r["check"]])
+            prev = r
+        for aux in ("clblast", "fp32_peak"):
+            r = rows.get(aux)
+            if r and r["value"] is not None:
+                body.append(["`%s`" % aux, fmt(r["time"], 4), fmt(r["value"]), "", "",
+                             ("%.0f%%" % (100 * r["value"] / peak)) if peak else "", r["check"]])
+        out.append("%s:\n\n" % size + table(
+            ["variant", "time (ms)", "GFLOP/s", "× naive", "× previous", "% of fp32_peak",
+             "check"], body))
+    if not out:
+        return ""
+    if "sp" in dev.clpeak:
+        out.append("clpeak's single-precision peak on the same device: %s GFLOP/s."
+                   % fmt(dev.clpeak["sp"]))
+    out.append("![GFLOP/s per step](results/%s/ch05_steps.png) "
+               "![Roofline](results/%s/ch05_roofline.png)" % (dev.folder, dev.folder))
+    return "\n\n".join(out)
+
+
+def ch05_intensity(dev, size):
+    """FLOP per byte of global memory traffic of each step, from the tile sizes the chapter
+    printed: naive reads 2 floats per multiply-add; a TS x TS tile reads each element of A
+    and B once per tile (TS/4); a TSM x TSN block reads TSM + TSN floats per k
+    (TSM*TSN / (2*(TSM+TSN)))."""
+    text = dev.outputs.get("05_matmul_tiled_vector", "")
+    result = {}
+    for line in text.splitlines():
+        m = re.match(r"\s+(\w+)\s+(\d+x\d+x\d+)\s.*\((.*?)[;)]", line)
+        if not m or m.group(2) != size:
+            continue
+        params = dict(re.findall(r"(\w+)=(\d+)", m.group(3)))
+        step = m.group(1)
+        if step == "naive":
+            result[step] = 0.25
+        elif "TSM" in params and "TSN" in params:
+            tsm, tsn = int(params["TSM"]), int(params["TSN"])
+            result[step] = tsm * tsn / (2.0 * (tsm + tsn))
+        elif "TS" in params:
+            result[step] = int(params["TS"]) / 4.0
+    return result
+
+
+def ch05_plot(dev, plt):
+    sizes = ch05_sizes(dev)
+    if not sizes:
+        return
+    size, rows = list(sizes.items())[-1]
+    steps = [s for s in MATMUL_STEPS if s in rows and rows[s]["value"] is not None]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.bar(steps, [rows[s]["value"] for s in steps], color="tab:green")
+    for name, style in (("fp32_peak", "--"), ("clblast", ":")):
+        if name in rows and rows[name]["value"]:
+            ax.axhline(rows[name]["value"], linestyle=style, color="tab:red",
+                       label="%s %s GFLOP/s" % (name, fmt(rows[name]["value"])))
+    ax.set_yscale("log")
+    ax.set_ylabel("GFLOP/s (2MNK / time)")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.legend(fontsize=8)
+    ax.set_title("SGEMM %s: %s" % (size, dev.title), fontsize=9)
+    save(fig, dev, "ch05_steps.png")
+
+    intensity = ch05_intensity(dev, size)
+    stream = ch04_groups(dev).get("float", {}).get("stream_read", {}).get("value")
+    peak = rows.get("fp32_peak", {}).get("value")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    xs = [0.05, 1000.0]
+    if stream and peak:
+        ridge = peak / stream
+        ax.plot([xs[0], ridge, xs[1]], [stream * xs[0], peak, peak], color="gray",
+                label="roof: %s GB/s (ch04 stream_read), %s GFLOP/s (fp32_peak)"
+                % (fmt(stream), fmt(peak)))
+    for s in steps:
+        if s in intensity:
+            ax.scatter(intensity[s], rows[s]["value"], zorder=3)
+            ax.annotate(s, (intensity[s], rows[s]["value"]), fontsize=7,
+                        textcoords="offset points", xytext=(4, 4))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("FLOP per byte of global memory traffic (from the tile sizes)")
+    ax.set_ylabel("GFLOP/s")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("Roofline, SGEMM %s: %s" % (size, dev.title), fontsize=9)
+    save(fig, dev, "ch05_roofline.png")
+
+
+def ch06(dev):
+    rows = dev.chapter("06_subgroup_builtin")
+    if not rows:
+        return ""
+    reduce6 = {}
+    for typ, group in ch04_groups(dev).items():
+        if "reduce6" in group:
+            reduce6[typ] = group["reduce6"]
+    body = []
+    for r in rows:
+        name, _, rest = r["variant"].partition("/")
+        typ = rest.split("/")[-1] if rest else ""
+        ref = reduce6.get(typ) if rest.startswith("sum/") else None
+        ratio = ""
+        if ref and r["value"] and ref["value"] and ref["size"] == r["size"]:
+            ratio = "%.2f" % (r["value"] / ref["value"])
+        body.append(["`%s`" % r["variant"], r["size"], fmt(r["time"], 4), fmt(r["value"]),
+                     ratio, r["check"]])
+    out = [table(["variant", "n", "time (ms)", "GB/s", "vs ch04 reduce6 (same n)", "check"],
+                 body)]
+    if any(r["value"] for r in rows):
+        out.append("![Sub-group variants](results/%s/ch06_variants.png)" % dev.folder)
+    caps = output_excerpt(dev.outputs.get("06_subgroup_builtin", ""), "What the device reports", 2)
+    if caps:
+        out.append("<details><summary>What the device reports, and the variants it enables"
+                   "</summary>\n\n" + code_block(caps) + "\n\n</details>")
+    return "\n\n".join(out)
+
+
+def ch06_plot(dev, plt):
+    rows = [r for r in dev.chapter("06_subgroup_builtin") if r["value"]]
+    if not rows:
+        return
+    labels = [r["variant"] for r in rows]
+    values = [r["value"] for r in rows]
+    ref = ch04_groups(dev).get("float", {}).get("reduce6")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.bar(range(len(values)), values, color="tab:purple")
+    ax.set_xticks(range(len(values)), labels, rotation=30, ha="right", fontsize=8)
+    if ref and ref["value"]:
+        ax.axhline(ref["value"], linestyle="--", color="tab:blue",
+                   label="ch04 reduce6/float %s GB/s (n = %s)" % (fmt(ref["value"]), ref["size"]))
+        ax.legend(fontsize=8)
+    ax.set_ylabel("GB/s")
+    ax.set_title("Reductions with built-ins: %s" % dev.title, fontsize=9)
+    save(fig, dev, "ch06_variants.png")
+
+
+CHAPTERS = {
+    "01_platform_query": (ch01, None),
+    "02_buffers_mapping": (ch02, ch02_plot),
+    "03_events_profiling": (ch03, ch03_plot),
+    "04_reduction_naive_to_cascade": (ch04, ch04_plot),
+    "05_matmul_tiled_vector": (ch05, ch05_plot),
+    "06_subgroup_builtin": (ch06, ch06_plot),
+}
+
+
+# ---- The docs pages ---------------------------------------------------------------------------
+
+def block_for(chapter, devices):
+    parts = ["<!-- Generated by docs/results/render.py from docs/results/*/: do not edit. -->"]
+    for dev in devices:
+        body = CHAPTERS[chapter][0](dev)
+        if body:
+            parts.append("#### %s\n\n*%s; %s; %s.*\n\n%s" % (
+                dev.meta.get("device", dev.folder),
+                "driver %s" % dev.meta.get("driver", "?"),
+                "measured %s" % dev.meta.get("date", "?"),
+                dev.meta.get("host", ""), body))
+    if len(parts) == 1:
+        parts.append("*No results collected yet: run `docs/results/collect.sh`.*")
+    return "\n\n".join(parts)
+
+
+def update_page(path, chapter, devices, check):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    start = "<!-- results:%s -->" % chapter
+    end = "<!-- /results:%s -->" % chapter
+    if start not in text:
+        return True
+    head, _, rest = text.partition(start)
+    tail = rest.partition(end)[2] if end in rest else rest
+    new = head + start + "\n" + block_for(chapter, devices) + "\n" + end + tail
+    if new == text:
+        return True
+    if check:
+        print("render.py: %s is out of date with docs/results (run docs/results/render.py)"
+              % os.path.relpath(path, DOCS))
+        return False
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
+    print("updated %s" % os.path.relpath(path, os.path.dirname(DOCS)))
+    return True
+
+
+def all_result_dirs():
+    return sorted(os.path.join(HERE, d) for d in os.listdir(HERE)
+                  if os.path.exists(os.path.join(HERE, d, "results.csv")))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
+    parser.add_argument("dirs", nargs="*")
+    parser.add_argument("--no-docs", action="store_true")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+
+    if not args.check:
+        plt = pyplot()
+        for path in args.dirs or all_result_dirs():
+            dev = Device(path)
+            for _, plot in CHAPTERS.values():
+                if plot:
+                    plot(dev, plt)
+            print("plots in %s" % os.path.relpath(path))
+    if args.no_docs:
+        return 0
+    devices = [Device(p) for p in all_result_dirs()]
+    ok = True
+    for chapter in CHAPTERS:
+        page = os.path.join(DOCS, chapter + ".md")
+        if os.path.exists(page):
+            ok = update_page(page, chapter, devices, args.check) and ok
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
