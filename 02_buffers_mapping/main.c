@@ -59,6 +59,8 @@ static const oclt_cli_spec spec = {
     .summary = "create, move, map and share buffers, each step checked; transfer bandwidth",
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {DEFAULT_LARGEST},
+    .size_help = "largest transfer in bytes, a multiple of 4; K/M/G suffixes and 2^N allowed "
+                 "(default: 256M, less where the device's memory is smaller)",
     .default_reps = 5,
     .variants = variants,
     .variant_count = sizeof variants / sizeof variants[0],

@@ -270,8 +270,11 @@ static cl_program choose_lockstep_and_build(const oclt_device *dev, build_config
     const int nvidia = strstr(dev->platform_name, "NVIDIA") != NULL;
     const char *sub_groups = sub_group_std(dev);
     sync_mode want = c->tune.sync;
+    /* On a CPU a sub-group barrier buys nothing over a work-group barrier (PoCL runs a group's
+     * work-items as one loop and splits it at either), so auto keeps the simpler one there. */
+    const int cpu = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
     if (want == SYNC_AUTO)
-        want = nvidia ? SYNC_WARP_PTX : sub_groups ? SYNC_SUB_GROUP : SYNC_BARRIER;
+        want = nvidia ? SYNC_WARP_PTX : sub_groups && !cpu ? SYNC_SUB_GROUP : SYNC_BARRIER;
 
     if (want == SYNC_WARP_PTX && c->local >= 32) {
         lock->mode = SYNC_WARP_PTX;
@@ -323,8 +326,10 @@ static cl_program choose_lockstep_and_build(const oclt_device *dev, build_config
                  "NVIDIA, but --local %zu is smaller than a warp: work-group barriers", c->local);
     else if (want == SYNC_BARRIER)
         snprintf(lock->why, sizeof lock->why,
-                 c->tune.sync == SYNC_BARRIER
-                     ? "forced by OCLT_REDUCE_TUNE: work-group barriers"
+                 c->tune.sync == SYNC_BARRIER ? "forced by OCLT_REDUCE_TUNE: work-group barriers"
+                 : sub_groups && cpu
+                     ? "a CPU device: sub-group barriers would cost the same, so work-group "
+                       "barriers between the unrolled steps (SYNC=subgroup forces them)"
                      : "no warp or sub-group primitive on this device: work-group barriers "
                        "between the unrolled steps");
     lock->mode = SYNC_BARRIER;

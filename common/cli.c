@@ -25,13 +25,14 @@ int oclt_usage_error(const oclt_cli_spec *spec, const char *format, ...) {
     return OCLT_EXIT_USAGE;
 }
 
-/* Digits only, no sign, no junk; fails on overflow. */
+/* Digits only, no sign, no junk: returns 0, or -1 for anything else, or -2 on overflow. */
 static int parse_u64(const char *text, uint64_t *value) {
     if (!isdigit((unsigned char)text[0])) return -1;
     errno = 0;
     char *end = NULL;
     unsigned long long v = strtoull(text, &end, 10);
-    if (errno == ERANGE || *end != '\0') return -1;
+    if (*end != '\0') return -1;
+    if (errno == ERANGE) return -2;
     *value = v;
     return 0;
 }
@@ -54,11 +55,12 @@ int oclt_parse_size(const char *text, size_t *value, const char **why) {
     }
     if (*end == '^') { /* 2^N */
         uint64_t exponent = 0;
-        if (v != 2 || parse_u64(end + 1, &exponent) != 0) {
+        int parsed = parse_u64(end + 1, &exponent);
+        if (v != 2 || parsed == -1) {
             *why = "is not a number (powers are written 2^N)";
             return -1;
         }
-        if (exponent >= sizeof(size_t) * CHAR_BIT) {
+        if (parsed == -2 || exponent >= sizeof(size_t) * CHAR_BIT) {
             *why = "is too large";
             return -1;
         }
@@ -213,7 +215,9 @@ static void print_help(const oclt_cli_spec *spec) {
            "                       else the first GPU on any platform, else the first device)\n"
            "      --devices        list every platform and device with its indices, then exit\n"
            "Problem and measurement:\n");
-    if (spec->size_kind == OCLT_SIZE_MNK)
+    if (spec->size_help)
+        printf("      --size S         %s\n", spec->size_help);
+    else if (spec->size_kind == OCLT_SIZE_MNK)
         printf("      --size S         N (square) or MxNxK; K/M/G suffixes and 2^N allowed "
                "(default %zux%zux%zu)\n",
                spec->default_size[0], spec->default_size[1], spec->default_size[2]);
@@ -352,14 +356,18 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         case OPT_REPS:
             if (optarg[0] == '-')
                 return oclt_usage_error(spec, "--reps '%s' must be positive", optarg);
-            if (parse_u64(optarg, &number) != 0)
+            rc = parse_u64(optarg, &number);
+            if (rc == -1)
                 return oclt_usage_error(spec, "--reps '%s' is not a whole number", optarg);
-            if (number < 1 || number > 100000)
+            if (rc == -2 || number < 1 || number > 100000)
                 return oclt_usage_error(spec, "--reps '%s' must be between 1 and 100000", optarg);
             opt->reps = (int)number;
             break;
         case OPT_SEED:
-            if (parse_u64(optarg, &opt->seed) != 0)
+            rc = parse_u64(optarg, &opt->seed);
+            if (rc == -2)
+                return oclt_usage_error(spec, "--seed '%s' is too large (at most 2^64-1)", optarg);
+            if (rc != 0)
                 return oclt_usage_error(spec, "--seed '%s' is not a non-negative whole number",
                                         optarg);
             seed_given = 1;

@@ -47,6 +47,7 @@ typedef struct {
     const char *summary; /* one line for --help */
     oclt_size_kind size_kind;
     size_t default_size[3]; /* COUNT: [0]; MNK: M, N, K */
+    const char *size_help;  /* --help text for --size when it is not an element count */
     int default_reps;
     const oclt_variant_info *variants; /* may be NULL for a chapter without variants */
     size_t variant_count;

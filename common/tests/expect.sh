@@ -1,8 +1,15 @@
 #!/bin/sh
-# expect.sh CODE REGEX PROGRAM [ARGS...]
+# expect.sh [--no-file PATH] CODE REGEX PROGRAM [ARGS...]
 # Runs PROGRAM and passes when its exit status is CODE and its stderr has a line matching the
 # extended regex REGEX. For usage errors (CODE 2) stderr must be exactly one line, and nothing
-# may be printed on stdout: bad input is refused before any work.
+# may be printed on stdout: bad input is refused before any work. With --no-file, PATH (e.g.
+# the --csv file of the run) is removed first and must not exist afterwards: no partial output.
+no_file=""
+if [ "$1" = "--no-file" ]; then
+    no_file=$2
+    shift 2
+    rm -f "$no_file"
+fi
 code=$1 regex=$2
 shift 2
 err=$(mktemp) out=$(mktemp)
@@ -25,5 +32,8 @@ if [ "$code" -eq 2 ]; then
     lines=$(wc -l <"$err")
     if [ "$lines" -ne 1 ]; then echo "FAIL: expected one line on stderr, got $lines"; exit 1; fi
     if [ -s "$out" ]; then echo "FAIL: stdout not empty:"; cat "$out"; exit 1; fi
+fi
+if [ -n "$no_file" ] && [ -e "$no_file" ]; then
+    echo "FAIL: the run left an output file behind: $no_file"; rm -f "$no_file"; exit 1
 fi
 echo "PASS"

@@ -261,7 +261,7 @@ def ch03(dev):
     if "latency" in dev.clpeak:
         out.append("clpeak's kernel launch latency on the same device: %s µs."
                    % fmt(dev.clpeak["latency"]))
-    if any(r["variant"].startswith(("launch_latency", "overlap")) and r["value"] is not None
+    if any(r["variant"].startswith(("launch_", "overlap_")) and (r["value"] or r["time"])
            for r in rows):
         out.append("![Launch latency and overlap](results/%s/ch03_latency_overlap.png)"
                    % dev.folder)
@@ -270,8 +270,9 @@ def ch03(dev):
 
 def ch03_plot(dev, plt):
     rows = [r for r in dev.chapter("03_events_profiling") if r["value"] is not None]
-    latency = [r for r in rows if r["variant"].startswith("launch_latency")]
-    overlap = [r for r in rows if r["variant"].startswith("overlap") and r["unit"] == "ms"]
+    latency = [r for r in rows if r["variant"].startswith("launch_")]
+    overlap = [r for r in dev.chapter("03_events_profiling")
+               if r["variant"] in ("overlap_serial", "overlap_pipelined") and r["time"]]
     if not latency and not overlap:
         return
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
@@ -284,7 +285,7 @@ def ch03_plot(dev, plt):
     axes[0].set_xticks(range(len(values)), labels, rotation=30, ha="right", fontsize=8)
     axes[0].set_ylabel("µs")
     axes[0].set_title("kernel launch latency", fontsize=9)
-    axes[1].bar(range(len(overlap)), [r["value"] for r in overlap], color="tab:orange")
+    axes[1].bar(range(len(overlap)), [r["time"] for r in overlap], color="tab:orange")
     axes[1].set_xticks(range(len(overlap)), [r["variant"] for r in overlap], rotation=30,
                        ha="right", fontsize=8)
     axes[1].set_ylabel("ms")
@@ -519,6 +520,121 @@ def ch06_plot(dev, plt):
     save(fig, dev, "ch06_variants.png")
 
 
+# ---- The optimisation checklist: each tip with the measurement that shows it --------------
+
+def find(dev, chapter, variant, size=None):
+    """The last row of chapter/variant (at `size` if given), or None."""
+    rows = [r for r in dev.chapter(chapter) if r["variant"] == variant and
+            (size is None or r["size"] == size)]
+    return rows[-1] if rows else None
+
+
+def step(dev, chapter, a, b, unit):
+    """'a X -> b Y unit (xR)' from two rows' figures, or None."""
+    ra, rb = find(dev, chapter, a), find(dev, chapter, b)
+    if not ra or not rb or not ra["value"] or not rb["value"]:
+        return None
+    return "`%s` %s → `%s` %s %s (×%s)" % (a.split("/")[0], fmt(ra["value"]), b.split("/")[0],
+                                           fmt(rb["value"]), unit, fmt(rb["value"] / ra["value"]))
+
+
+def largest_matmul(dev, a, b):
+    sizes = list(ch05_sizes(dev).items())
+    if not sizes:
+        return None
+    size, rows = sizes[-1]
+    ra, rb = rows.get(a), rows.get(b)
+    if not ra or not rb or not ra["value"] or not rb["value"]:
+        return None
+    return "%s: `%s` %s → `%s` %s GFLOP/s (×%s)" % (size, a, fmt(ra["value"]), b,
+                                                    fmt(rb["value"]), fmt(rb["value"] / ra["value"]))
+
+
+def transfer_sizes(dev):
+    rows = sorted((int(r["size"]), r) for r in dev.chapter("02_buffers_mapping")
+                  if r["variant"] == "write_blocking" and r["value"])
+    if len(rows) < 2:
+        return None
+    (s0, r0), (s1, r1) = rows[0], rows[-1]
+    return "`write_blocking` %s: %s → %s: %s GB/s" % (human_bytes(s0), fmt(r0["value"]),
+                                                     human_bytes(s1), fmt(r1["value"]))
+
+
+def overlap(dev):
+    serial = find(dev, "03_events_profiling", "overlap_serial")
+    piped = find(dev, "03_events_profiling", "overlap_pipelined")
+    if not serial or not piped or not serial["time"] or not piped["time"]:
+        return None
+    return "serial %s ms → pipelined %s ms (×%s)" % (fmt(serial["time"]), fmt(piped["time"]),
+                                                     fmt(serial["time"] / piped["time"]))
+
+
+def latency(dev):
+    r = find(dev, "03_events_profiling", "launch_latency")
+    rt = find(dev, "03_events_profiling", "launch_roundtrip")
+    if not r or not r["value"]:
+        return None
+    text = "%s µs queued→start" % fmt(r["value"])
+    if rt and rt["value"]:
+        text += ", %s µs enqueue+finish" % fmt(rt["value"])
+    return text
+
+
+def collectives(dev):
+    base = find(dev, "06_subgroup_builtin", "local_tree/sum/float")
+    best = [r for r in dev.chapter("06_subgroup_builtin")
+            if r["variant"].endswith("/sum/float") and r["value"] and r is not base]
+    if not base or not base["value"] or not best:
+        return None
+    top = max(best, key=lambda r: r["value"])
+    return "`local_tree` %s → `%s` %s GB/s" % (fmt(base["value"]), top["variant"].split("/")[0],
+                                              fmt(top["value"]))
+
+
+R = "04_reduction_naive_to_cascade"
+CHECKLIST = [
+    ("Fewer and larger transfers", "[02](02_buffers_mapping.md) bandwidth sweep", transfer_sizes),
+    ("Overlap transfers with computation", "[03](03_events_profiling.md) `overlap`", overlap),
+    ("Launch fewer, larger kernels (launch latency)", "[03](03_events_profiling.md) "
+     "`launch_latency`", latency),
+    ("Coalesced global memory access", "[04](04_reduction_naive_to_cascade.md) `stream_read` "
+     "vs `strided_read`", lambda d: step(d, R, "strided_read/float", "stream_read/float", "GB/s")),
+    ("Avoid divergence", "[04](04_reduction_naive_to_cascade.md) `reduce0` → `reduce1`",
+     lambda d: step(d, R, "reduce0/float", "reduce1/float", "GB/s")),
+    ("Avoid local-memory bank conflicts", "[04](04_reduction_naive_to_cascade.md) `reduce1` → "
+     "`reduce2`", lambda d: step(d, R, "reduce1/float", "reduce2/float", "GB/s")),
+    ("Do more work per work-item (first add during the load)",
+     "[04](04_reduction_naive_to_cascade.md) `reduce2` → `reduce3`",
+     lambda d: step(d, R, "reduce2/float", "reduce3/float", "GB/s")),
+    ("Fewer barriers (warp/sub-group sync for the last steps)",
+     "[04](04_reduction_naive_to_cascade.md) `reduce3` → `reduce4`",
+     lambda d: step(d, R, "reduce3/float", "reduce4/float", "GB/s")),
+    ("Unroll loops (compile-time sizes)", "[04](04_reduction_naive_to_cascade.md) `reduce4` → "
+     "`reduce5`", lambda d: step(d, R, "reduce4/float", "reduce5/float", "GB/s")),
+    ("Algorithm cascading", "[04](04_reduction_naive_to_cascade.md) `reduce5` → `reduce6`",
+     lambda d: step(d, R, "reduce5/float", "reduce6/float", "GB/s")),
+    ("Built-in collectives instead of local-memory trees", "[06](06_subgroup_builtin.md)",
+     collectives),
+    ("Local memory for data reuse (tiling)", "[05](05_matmul_tiled_vector.md) `naive` → `tiled`",
+     lambda d: largest_matmul(d, "naive", "tiled")),
+    ("Vector loads and arithmetic", "[05](05_matmul_tiled_vector.md) `more_work` → `vector`",
+     lambda d: largest_matmul(d, "more_work", "vector")),
+    ("Register blocking", "[05](05_matmul_tiled_vector.md) `vector` → `reg2d`",
+     lambda d: largest_matmul(d, "vector", "reg2d")),
+    ("Prefetch the next tile (double buffering)", "[05](05_matmul_tiled_vector.md) `reg2d` → "
+     "`double_buffer`", lambda d: largest_matmul(d, "reg2d", "double_buffer")),
+]
+
+
+def checklist(devices):
+    header = ["tip", "where"] + ["%s (%s)" % (d.meta.get("device", d.folder),
+                                              d.meta.get("date", "?")) for d in devices]
+    body = []
+    for tip, where, evidence in CHECKLIST:
+        body.append([tip, where] + [evidence(d) or "not measured" for d in devices])
+    return table(header, body)
+
+
 CHAPTERS = {
     "01_platform_query": (ch01, None),
     "02_buffers_mapping": (ch02, ch02_plot),
@@ -533,6 +649,10 @@ CHAPTERS = {
 
 def block_for(chapter, devices):
     parts = ["<!-- Generated by docs/results/render.py from docs/results/*/: do not edit. -->"]
+    if chapter == "optimization_checklist":
+        parts.append(checklist(devices) if devices else
+                     "*No results collected yet: run `docs/results/collect.sh`.*")
+        return "\n\n".join(parts)
     for dev in devices:
         body = CHAPTERS[chapter][0](dev)
         if body:
@@ -596,6 +716,9 @@ def main():
         page = os.path.join(DOCS, chapter + ".md")
         if os.path.exists(page):
             ok = update_page(page, chapter, devices, args.check) and ok
+    page = os.path.join(DOCS, "optimization_checklist.md")
+    if os.path.exists(page):
+        ok = update_page(page, "optimization_checklist", devices, args.check) and ok
     return 0 if ok else 1
 
 
