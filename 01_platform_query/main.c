@@ -330,7 +330,10 @@ static int print_all_platforms(void) {
 
 static void print_binaries(cl_program program) {
     cl_uint device_count = 0;
-    clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof device_count, &device_count, NULL);
+    if (OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof device_count,
+                                    &device_count, NULL)) ||
+        device_count == 0)
+        return;
     printf("  CL_PROGRAM_NUM_DEVICES       %u\n", device_count);
     size_t *sizes = calloc(device_count, sizeof *sizes);
     unsigned char **binaries = calloc(device_count, sizeof *binaries);
@@ -382,17 +385,21 @@ static void print_kernel(cl_kernel kernel, cl_device_id device) {
     for (cl_uint a = 0; a < arg_count; ++a) {
         cl_kernel_arg_address_qualifier address = 0;
         cl_kernel_arg_type_qualifier type_qualifier = 0;
-        char type_name[64] = "?", arg_name[64] = "?";
+        char type_name[128] = "?", arg_name[128] = "?";
         cl_int err = clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof address,
                                         &address, NULL);
         if (err == CL_KERNEL_ARG_INFO_NOT_AVAILABLE) {
             printf("    argument info not available (build with -cl-kernel-arg-info)\n");
             break;
         }
-        clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof type_qualifier,
-                           &type_qualifier, NULL);
-        clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name, type_name, NULL);
-        clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_NAME, sizeof arg_name, arg_name, NULL);
+        if (OCLT_CHECK_ERR(err, "clGetKernelArgInfo(CL_KERNEL_ARG_ADDRESS_QUALIFIER)") ||
+            OCLT_CHECK(clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_TYPE_QUALIFIER,
+                                          sizeof type_qualifier, &type_qualifier, NULL)) ||
+            OCLT_CHECK(clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_TYPE_NAME, sizeof type_name,
+                                          type_name, NULL)) ||
+            OCLT_CHECK(
+                clGetKernelArgInfo(kernel, a, CL_KERNEL_ARG_NAME, sizeof arg_name, arg_name, NULL)))
+            break;
         printf("    arg %u: %-10s %s%s%s%s %s\n", a, address_name(address),
                type_qualifier & CL_KERNEL_ARG_TYPE_CONST ? "const " : "",
                type_qualifier & CL_KERNEL_ARG_TYPE_VOLATILE ? "volatile " : "", type_name,
@@ -423,6 +430,13 @@ static void print_kernel(cl_kernel kernel, cl_device_id device) {
            (unsigned long long)private_bytes);
 }
 
+/* CL_PROGRAM_REFERENCE_COUNT (0 after printing the error, should the query fail). */
+static cl_uint program_refs(cl_program program) {
+    cl_uint count = 0;
+    OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, NULL));
+    return count;
+}
+
 static int print_program_queries(const oclt_device *dev, cl_program program) {
     printf("\n2. Program, kernel and context queries on %s\n", dev->device_name);
     char names[512] = "";
@@ -449,16 +463,21 @@ static int print_program_queries(const oclt_device *dev, cl_program program) {
     for (cl_uint k = 0; k < count; ++k) clReleaseKernel(kernels[k]);
 
     /* Reference counts: every Retain must be matched by a Release. */
-    cl_uint refs[3] = {0, 0, 0};
-    clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof refs[0], &refs[0], NULL);
-    clRetainProgram(program);
-    clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof refs[1], &refs[1], NULL);
-    clReleaseProgram(program);
-    clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof refs[2], &refs[2], NULL);
+    const cl_uint before = program_refs(program);
+    if (OCLT_CHECK(clRetainProgram(program))) {
+        rc = OCLT_EXIT_FAIL;
+        goto release_kernel_array;
+    }
+    const cl_uint retained = program_refs(program);
+    if (OCLT_CHECK(clReleaseProgram(program))) {
+        rc = OCLT_EXIT_FAIL;
+        goto release_kernel_array;
+    }
+    const cl_uint released = program_refs(program);
     printf("\n  CL_PROGRAM_REFERENCE_COUNT   %u -> clRetainProgram -> %u -> clReleaseProgram -> %u"
            "\n      ^ an object is freed when its count reaches 0 (the count is for debugging "
            "only)\n",
-           refs[0], refs[1], refs[2]);
+           before, retained, released);
 
     cl_uint context_devices = 0, context_refs = 0;
     OCLT_CHECK(clGetContextInfo(dev->context, CL_CONTEXT_NUM_DEVICES, sizeof context_devices,
@@ -497,30 +516,40 @@ static int print_built_in_kernels(const oclt_device *dev) {
     free(names);
     if (OCLT_CHECK_ERR(err, "clCreateProgramWithBuiltInKernels")) return OCLT_EXIT_FAIL;
     printf("  clCreateProgramWithBuiltInKernels: created, no source needed\n");
-    /* Building compiles nothing here, but drivers only hand out kernels after it. Some list
-     * built-in kernels they cannot instantiate (Debian's PoCL 3.1 on a CPU): say so and go on. */
-    err = clBuildProgram(program, 1, &dev->device, NULL, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        printf("  clBuildProgram on them: %s (%d): this driver lists built-in kernels it cannot "
-               "provide\n",
-               oclt_error_name(err), (int)err);
-        clReleaseProgram(program);
-        return OCLT_EXIT_OK;
-    }
+    /* The specification hands out the kernels of such a program at once (clBuildProgram on it
+     * is CL_INVALID_OPERATION); PoCL wants it built first. So: ask for the kernels, and build
+     * only when the driver says the program is not executable yet. Some drivers list built-in
+     * kernels they cannot instantiate (Debian's PoCL 3.1 on a CPU): say so and go on. */
     cl_uint count = 0;
-    cl_kernel kernels[32];
-    if (!OCLT_CHECK(clCreateKernelsInProgram(program, 32, kernels, &count))) {
-        if (count > 32) count = 32;
+    err = clCreateKernelsInProgram(program, 0, NULL, &count);
+    if (err == CL_INVALID_PROGRAM_EXECUTABLE) {
+        err = clBuildProgram(program, 1, &dev->device, NULL, NULL, NULL);
+        if (err != CL_SUCCESS) {
+            printf("  clBuildProgram on them: %s (%d): this driver lists built-in kernels it "
+                   "cannot provide\n",
+                   oclt_error_name(err), (int)err);
+            clReleaseProgram(program);
+            return OCLT_EXIT_OK;
+        }
+        err = clCreateKernelsInProgram(program, 0, NULL, &count);
+    }
+    cl_kernel *kernels = NULL;
+    if (!OCLT_CHECK_ERR(err, "clCreateKernelsInProgram(built-in kernels)") && count > 0 &&
+        (kernels = calloc(count, sizeof *kernels)) &&
+        !OCLT_CHECK(clCreateKernelsInProgram(program, count, kernels, NULL))) {
         printf("  clCreateKernelsInProgram: %u kernels\n", count);
         for (cl_uint k = 0; k < count; ++k) {
             char name[128] = "";
             cl_uint args = 0;
-            clGetKernelInfo(kernels[k], CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
-            clGetKernelInfo(kernels[k], CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL);
-            printf("    %-48s %u arguments\n", name, args);
+            if (!OCLT_CHECK(clGetKernelInfo(kernels[k], CL_KERNEL_FUNCTION_NAME, sizeof name, name,
+                                            NULL)) &&
+                !OCLT_CHECK(
+                    clGetKernelInfo(kernels[k], CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL)))
+                printf("    %-48s %u arguments\n", name, args);
             clReleaseKernel(kernels[k]);
         }
     }
+    free(kernels);
     clReleaseProgram(program);
     return OCLT_EXIT_OK;
 }
@@ -550,6 +579,13 @@ static cl_int run_once(void *context, double *ms) {
     return err;
 }
 
+/* The largest power of two not above limit (limit >= 1). */
+static size_t power_of_two_below(size_t limit) {
+    size_t p = 1;
+    while (p * 2 <= limit) p *= 2;
+    return p;
+}
+
 static oclt_status run_scale_shift(const oclt_device *dev, const oclt_options *opt,
                                    cl_program program, oclt_rng *rng, double *ms) {
     const size_t n = opt->size[0];
@@ -575,8 +611,14 @@ static oclt_status run_scale_shift(const oclt_device *dev, const oclt_options *o
     if (OCLT_ARG(kernel, 0, x_buf) || OCLT_ARG(kernel, 1, y_buf) || OCLT_ARG(kernel, 2, a) ||
         OCLT_ARG(kernel, 3, b) || OCLT_ARG(kernel, 4, n32))
         goto release_kernel;
-    launch l = {dev, kernel, 0, 64, y_buf, n * sizeof *y};
-    l.global = (n + l.local - 1) / l.local * l.local; /* round up; the kernel guards i < n */
+    size_t kernel_max = 0;
+    if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof kernel_max, &kernel_max, NULL)))
+        goto release_kernel;
+    /* 64 work-items per group, or fewer where the kernel allows fewer. The global size is
+     * rounded up to whole groups; the kernel guards i < n. */
+    const size_t local = power_of_two_below(kernel_max < 64 ? kernel_max : 64);
+    launch l = {dev, kernel, (n + local - 1) / local * local, local, y_buf, n * sizeof *y};
     if (oclt_time_median(run_once, &l, opt->reps, ms)) goto release_kernel;
     if (!opt->check) {
         status = OCLT_UNCHECKED;
@@ -599,13 +641,6 @@ release_host:
     free(y);
     free(expected);
     return status;
-}
-
-/* The largest power of two not above limit (limit >= 1). */
-static size_t power_of_two_below(size_t limit) {
-    size_t p = 1;
-    while (p * 2 <= limit) p *= 2;
-    return p;
 }
 
 static oclt_status run_group_sum(const oclt_device *dev, const oclt_options *opt,

@@ -430,9 +430,12 @@ release_map_buf:
 release_device_buf:
     clReleaseMemObject(s.device_buf);
 release_host:
-    if (overall == OCLT_FAIL && !failed) /* set-up failed before any row */
+    /* Set-up failed before any row: one row says so (size in bytes, like the others). */
+    if (overall == OCLT_FAIL && !failed) {
+        snprintf(text, sizeof text, "%zu", largest);
         oclt_report_result(c->report, "bandwidth", text, -1, -1, "GB/s", OCLT_FAIL,
                            "OpenCL or host memory error (see above)");
+    }
     free(s.src);
     free(s.dst);
     free(figure);

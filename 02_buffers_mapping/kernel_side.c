@@ -483,12 +483,12 @@ oclt_status demo_vector_types(ch02 *c) {
     /* A few rows of the table, where the rounding modes part ways. */
     printf("\n  vector_types: %zu inputs x %d results each, every one compared with C\n", rows,
            TABLE_WIDTH);
-    printf("    %-9s %8s %8s %8s %8s   %-11s %-16s %s\n", "x", "int()", "_rte", "_rtp", "_rtn",
+    printf("    %-9s %8s %8s %8s %8s   %-12s %-16s %s\n", "x", "int()", "_rte", "_rtp", "_rtn",
            "big", "convert_int_sat", "char_sat_rte(x)");
     for (size_t i = 0; i < 8; ++i) {
         const int32_t *r = table + i * TABLE_WIDTH;
-        printf("    %-9g %8d %8d %8d %8d   %-11g %-16d %d\n", x[i], r[0], r[1], r[2], r[3], big[i],
-               r[4], r[6]);
+        printf("    %-9g %8d %8d %8d %8d   %-12.10g %-16d %d\n", x[i], r[0], r[1], r[2], r[3],
+               big[i], r[4], r[6]);
     }
     printf("    %-12s %-14s %-14s %-14s %-14s\n", "w", "float(w) rte", "_rtz", "_rtp", "_rtn");
     for (size_t i = 2; i < 4; ++i) {

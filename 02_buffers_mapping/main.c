@@ -274,21 +274,6 @@ release_host:
 
 /* ---- 2. Blocking and non-blocking transfers -------------------------------------------------- */
 
-static const char *execution_status_name(cl_int status) {
-    switch (status) {
-    case CL_QUEUED:
-        return "CL_QUEUED";
-    case CL_SUBMITTED:
-        return "CL_SUBMITTED";
-    case CL_RUNNING:
-        return "CL_RUNNING";
-    case CL_COMPLETE:
-        return "CL_COMPLETE";
-    default:
-        return status < 0 ? "an error" : "?";
-    }
-}
-
 oclt_status demo_read_write(ch02 *c) {
     const oclt_device *dev = c->dev;
     const size_t n = c->words, bytes = n * sizeof(uint32_t);
@@ -340,7 +325,7 @@ oclt_status demo_read_write(ch02 *c) {
         goto release_event;
     printf("    2. non-blocking write returned after %.3f ms, its event %s; "
            "clWaitForEvents, then `b` is ours again\n",
-           enqueue_ms, execution_status_name(state));
+           enqueue_ms, oclt_execution_status_name(state));
     oclt_poison_host(b, bytes); /* only now */
 
     /* 3. Non-blocking read: `got` holds nothing useful until clFinish (or the event) says the
@@ -369,6 +354,9 @@ oclt_status demo_read_write(ch02 *c) {
     status = status_of(wrong);
 release_event:
     clReleaseEvent(written);
+    /* On an error path a non-blocking command may still read `b` or fill `got`: let the queue
+     * finish before the host memory is freed. */
+    clFinish(dev->queue);
 release_b:
     clReleaseMemObject(buf_b);
 release_a:
@@ -420,10 +408,10 @@ int main(int argc, char **argv) {
     if (rc != OCLT_CONTINUE) return rc;
     /* Device limits, before any buffer: the sweep needs three buffers of --size bytes. */
     size_t largest = opt.size[0];
-    if (!opt.size_given && (largest > dev.max_alloc || 3 * (cl_ulong)largest > dev.global_mem))
+    if (!opt.size_given && (largest > dev.max_alloc || oclt_mul_size(largest, 3) > dev.global_mem))
         largest = power_of_four_below(dev.max_alloc < dev.global_mem / 3 ? dev.max_alloc
                                                                          : dev.global_mem / 3);
-    rc = oclt_require_memory(&spec, &dev, largest, 3 * (cl_ulong)largest, "--size");
+    rc = oclt_require_memory(&spec, &dev, largest, oclt_mul_size(largest, 3), "--size");
     if (rc) goto close_device;
 
     oclt_report report;

@@ -136,8 +136,8 @@ oclt_status demo_rect_2d(ch02 *c) {
 /* ---- 4. A 3-D box ---------------------------------------------------------------------------- */
 
 /* 5 words x 4 rows x 3 slices with non-zero origins in every dimension on every side. The
- * buffer's slices are 11 rows apart though only 10 are used: slice_pitch is any multiple of
- * row_pitch that is at least rows x row_pitch. */
+ * buffer's slices are 11 rows apart though the box spans 4 of them: slice_pitch may be any
+ * multiple of row_pitch that is at least region[1] x row_pitch. */
 static const rect_case rect_3d_case = {
     .name = "rect_3d",
     .region = {5 * 4, 4, 3},

@@ -46,21 +46,6 @@ cl_int lesson_trace(lesson *L, cl_event event, int track, const char *name, char
     return trace_add(&L->trace, event, track, name, glyph);
 }
 
-const char *execution_status_name(cl_int status) {
-    switch (status) {
-    case CL_QUEUED:
-        return "CL_QUEUED";
-    case CL_SUBMITTED:
-        return "CL_SUBMITTED";
-    case CL_RUNNING:
-        return "CL_RUNNING";
-    case CL_COMPLETE:
-        return "CL_COMPLETE";
-    default:
-        return oclt_error_name(status);
-    }
-}
-
 cl_int execution_status(cl_event event) {
     cl_int status = CL_COMPLETE;
     cl_int err = OCLT_CHECK(

@@ -70,9 +70,6 @@ cl_int lesson_launch(const lesson *L, cl_command_queue queue, cl_kernel kernel, 
 /* Logs a completed command in the trace (does nothing without profiling). */
 cl_int lesson_trace(lesson *L, cl_event event, int track, const char *name, char glyph);
 
-/* "CL_QUEUED", ..., "CL_COMPLETE", or the error name of a negative status. */
-const char *execution_status_name(cl_int status);
-
 /* CL_EVENT_COMMAND_EXECUTION_STATUS of an event (or the query's error, which is negative too). */
 cl_int execution_status(cl_event event);
 

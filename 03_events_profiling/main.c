@@ -120,7 +120,7 @@ static int print_states(const char *when, const cl_event *events, const char *co
     printf("      %-16s", when);
     for (int i = 0; i < count; ++i) {
         cl_int state = execution_status(events[i]);
-        printf("  %s %s", names[i], execution_status_name(state));
+        printf("  %s %s", names[i], oclt_execution_status_name(state));
         if (state < CL_SUBMITTED) ++started;
     }
     printf("\n");
@@ -161,7 +161,7 @@ static int walk_states(cl_event gate, const cl_event *events, const char *const 
         int saw_running = 0;
         printf("      %-10s", names[i]);
         for (int s = 0; s < seen_count[i]; ++s) {
-            printf("%s%s", s ? " -> " : " ", execution_status_name(seen[i][s]));
+            printf("%s%s", s ? " -> " : " ", oclt_execution_status_name(seen[i][s]));
             if (seen[i][s] == CL_RUNNING) saw_running = 1;
             if (s && seen[i][s] > seen[i][s - 1]) ++anomalies; /* went backwards */
         }
@@ -428,8 +428,15 @@ release_x:
 release_kernel:
     clReleaseKernel(kernel);
 release_queues:
-    if (kernels) clReleaseCommandQueue(kernels);
-    if (transfers) clReleaseCommandQueue(transfers);
+    /* On an error path a non-blocking read may still be on its way into y: finish first. */
+    if (kernels) {
+        clFinish(kernels);
+        clReleaseCommandQueue(kernels);
+    }
+    if (transfers) {
+        clFinish(transfers);
+        clReleaseCommandQueue(transfers);
+    }
     clFinish(queue);
     clReleaseCommandQueue(queue);
 release_host:
@@ -640,8 +647,15 @@ release_kernels:
     if (g.affine_map) clReleaseKernel(g.affine_map);
     if (g.add_vectors) clReleaseKernel(g.add_vectors);
 release_queues:
-    if (queues[1] && queues[1] != queues[0]) clReleaseCommandQueue(queues[1]);
-    if (queues[0]) clReleaseCommandQueue(queues[0]);
+    /* On an error path commands may still read a, b or fill y: finish before freeing them. */
+    if (queues[1] && queues[1] != queues[0]) {
+        clFinish(queues[1]);
+        clReleaseCommandQueue(queues[1]);
+    }
+    if (queues[0]) {
+        clFinish(queues[0]);
+        clReleaseCommandQueue(queues[0]);
+    }
     clFinish(reference);
     clReleaseCommandQueue(reference);
 release_host:
@@ -770,7 +784,7 @@ release_host:
  * an error code would read CL_DEVICE_NOT_FOUND and means nothing of the kind here). */
 static void print_cancelled_state(const char *what, cl_int status) {
     if (status >= 0)
-        printf("      %-10s %s\n", what, execution_status_name(status));
+        printf("      %-10s %s\n", what, oclt_execution_status_name(status));
     else if (status == HOST_CANCELLED)
         printf("      %-10s failed, status %d (the host's own code)\n", what, (int)status);
     else if (status == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
@@ -845,7 +859,7 @@ void scenario_user_event_error(lesson *L) {
         print_cancelled_state(names[i], state);
         if (state >= 0) {
             fprintf(stderr, "  %s ended with %s instead of an error status\n", names[i],
-                    execution_status_name(state));
+                    oclt_execution_status_name(state));
             ++failures;
         }
     }
@@ -995,12 +1009,12 @@ void scenario_callbacks(lesson *L) {
         int calls = atomic_load(&r->calls);
         cl_int told = atomic_load(&r->status);
         printf("      %-10s callback for %-12s ran %d time(s), #%d in order, told %s\n", r->command,
-               execution_status_name(r->wanted), calls, atomic_load(&r->order),
-               calls ? execution_status_name(told) : "-");
+               oclt_execution_status_name(r->wanted), calls, atomic_load(&r->order),
+               calls ? oclt_execution_status_name(told) : "-");
         /* Called once, with the state it was registered for or a later one. */
         if (calls != 1 || told > r->wanted || told < 0) {
             fprintf(stderr, "  the %s callback of %s: %d call(s), status %d\n",
-                    execution_status_name(r->wanted), r->command, calls, (int)told);
+                    oclt_execution_status_name(r->wanted), r->command, calls, (int)told);
             ++failures;
         }
     }
@@ -1018,7 +1032,10 @@ void scenario_callbacks(lesson *L) {
     printf("    CL_EVENT_REFERENCE_COUNT of the kernel's event: %u, after clRetainEvent %u, after "
            "clReleaseEvent %u\n",
            before, retained, released);
-    if (retained != before + 1 || released != before) {
+    /* What holds on every conformant runtime, whose own references may go at any moment: while
+     * we hold two references the count is at least 2, after our release at least 1, and a
+     * release never raises it. (On a quiet runtime: before + 1, then before.) */
+    if (retained < 2 || released < 1 || released >= retained || retained > before + 1) {
         fprintf(stderr, "  the reference count did not follow retain/release\n");
         ++failures;
     }

@@ -81,7 +81,7 @@ void scenario_launch_latency(lesson *L) {
         if (state != CL_COMPLETE || !(s[0] <= s[1] && s[1] <= s[2] && s[2] <= s[3])) {
             if (failures++ < 3)
                 fprintf(stderr, "  launch %zu: state %s, timestamps %llu %llu %llu %llu\n", i,
-                        execution_status_name(state), (unsigned long long)s[0],
+                        oclt_execution_status_name(state), (unsigned long long)s[0],
                         (unsigned long long)s[1], (unsigned long long)s[2],
                         (unsigned long long)s[3]);
         }
@@ -349,8 +349,9 @@ void scenario_overlap(lesson *L) {
     y_pinned =
         clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(y, pinned)")) goto release_pinned;
-    p.x_host = clEnqueueMapBuffer(p.serial, x_pinned, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL,
-                                  NULL, &err);
+    /* The host writes x and reads it again for the check: mapped for both, like y. */
+    p.x_host = clEnqueueMapBuffer(p.serial, x_pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
+                                  0, NULL, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(x)")) goto release_pinned;
     p.y_host = clEnqueueMapBuffer(p.serial, y_pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes,
                                   0, NULL, NULL, &err);

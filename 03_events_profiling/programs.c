@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- 11. binaries
- * -------------------------------------------------------------------------------- clBuildProgram
- * compiles OpenCL C at run time, and a large program takes seconds. Three ways to an executable
- * program: from source        clCreateProgramWithSource + clBuildProgram, as every chapter does;
+/* ---- 11. binaries ------------------------------------------------------------------------------
+ * clBuildProgram compiles OpenCL C at run time, and a large program takes seconds. Three ways to
+ * an executable program:
+ *   from source        clCreateProgramWithSource + clBuildProgram, as every chapter does;
  *   from a binary      CL_PROGRAM_BINARIES of a built program, saved (usually to a file) and
  *                      given later to clCreateProgramWithBinary + clBuildProgram: no OpenCL C
  *                      compiler runs. The binary belongs to one device model and driver: PTX
@@ -295,8 +295,8 @@ void scenario_binaries(lesson *L) {
         }
         printf("\n");
     } else {
-        printf("    a binary for another device: this machine has no other device to try; it "
-               "is refused like the damaged ones (CL_INVALID_BINARY)\n");
+        printf("    a binary for another device: this machine has no other device to try it on "
+               "(another device model refuses it: CL_INVALID_BINARY or a failed build)\n");
     }
     binary_status = verdict(L, binary_failures);
 release_programs:
@@ -326,8 +326,7 @@ release_host:
                        link_status, "host ms: 2 x clCompileProgram + clLinkProgram");
 }
 
-/* ---- 12. enqueue_task
- * -----------------------------------------------------------------------------
+/* ---- 12. enqueue_task --------------------------------------------------------------------------
  * clEnqueueTask(queue, kernel, ...) runs a kernel as one work-item: the same as an NDRange of
  * global size 1 and local size 1, which is what OpenCL 2.0 says to use instead when it
  * deprecated the call. It is still in the 3.0 API (as deprecated; this project compiles with

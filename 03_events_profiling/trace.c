@@ -147,7 +147,7 @@ void trace_print_ascii(const trace_log *log, size_t first, size_t last, int widt
     double span = end > begin ? (double)(end - begin) : 1.0;
     char *row = malloc((size_t)width + 1);
     if (!row) return;
-    /* Tracks in the order they first appear in the range. */
+    /* One row per track that has a command in the range, in the order the tracks were made. */
     for (int t = 0; t < log->track_count; ++t) {
         int used = 0;
         memset(row, '.', (size_t)width);

@@ -284,6 +284,8 @@ static cl_program choose_lockstep_and_build(const oclt_device *dev, build_config
         cl_program program = build_program(dev, c);
         if (program) return program;
         printf("  inline PTX did not build (log above): falling back to work-group barriers\n");
+        snprintf(lock->why, sizeof lock->why,
+                 "NVIDIA, but the inline PTX did not build: work-group barriers");
     } else if (want == SYNC_SUB_GROUP) {
         /* The sub-group size belongs to the compiled kernel: build, measure, rebuild with it,
          * and keep it only if every tail kernel still reports the same size. */
@@ -443,11 +445,11 @@ static size_t log2_size(size_t x) {
     return k;
 }
 
-/* Elements one work-item of a sweep adds up in registers (its vectors plus one of the scalar
- * tail), the same bound in both orders. */
+/* Elements one work-item of a sweep adds up in registers at most (its vectors, then its share
+ * of the count % vec left-over elements; >= 1 as count >= 1), the same bound in both orders. */
 static size_t sweep_items(const geometry *g, const pass_plan *p) {
     size_t vectors = p->count / g->vec, stride = p->groups * g->local;
-    return g->vec * div_up(vectors, stride) + 1;
+    return g->vec * div_up(vectors, stride) + div_up(p->count % g->vec, stride);
 }
 
 /* The longest chain of additions any input element passes through (for the float bound): in a
@@ -665,6 +667,12 @@ int main(int argc, char **argv) {
         size_t limit = device_max < item_max[0] ? device_max : item_max[0];
         if (limit > local_mem / elem_size) limit = (size_t)(local_mem / elem_size);
         config.local = power_of_two_below(limit < 256 ? limit : 256);
+        if (config.local < 2) {
+            fprintf(stderr, "%s allows groups of 1 only: a reduction step needs 2 work-items\n",
+                    dev.device_name);
+            rc = OCLT_EXIT_SKIP;
+            goto close_device;
+        }
     }
     cl_program program = choose_lockstep_and_build(&dev, &config);
     if (!program) {
@@ -770,20 +778,17 @@ int main(int argc, char **argv) {
             continue;
         }
         pass_plan passes[MAX_PASSES];
-        launch l = {&dev,
-                    NULL,
-                    v,
-                    passes,
-                    plan_passes(v, n, &geo, passes),
-                    local,
-                    elem_size,
-                    input,
-                    {partial[0], partial[1]},
-                    partial_bytes,
-                    poison,
-                    NULL,
-                    0,
-                    opt.reps + 1};
+        launch l = {.dev = &dev,
+                    .variant = v,
+                    .passes = passes,
+                    .pass_count = plan_passes(v, n, &geo, passes),
+                    .local = local,
+                    .elem_size = elem_size,
+                    .input = input,
+                    .partial = {partial[0], partial[1]},
+                    .partial_bytes = partial_bytes,
+                    .poison = poison,
+                    .max_calls = opt.reps + 1};
         l.pass_ms = calloc((size_t)l.max_calls * l.pass_count, sizeof *l.pass_ms);
         l.kernel = oclt_create_kernel(program, variants[v].name);
         double ms = -1.0;

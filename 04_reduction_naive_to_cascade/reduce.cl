@@ -252,7 +252,8 @@ T lane_sum(TV x) {
  *     want; on a GPU the lanes of a warp would read chunk*VEC elements apart.
  * UNROLL independent loads are issued before they are added, so several are in flight. The
  * base of a buffer is aligned (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so `in` may be read as TV; the
- * last n % VEC elements are read one by one. */
+ * last n % VEC elements are read one by one, in a grid-stride loop: a small grid (a late pass,
+ * or --local 2) can have fewer work-items than there are left-over elements. */
 T sweep_sum(__global const T *in, uint n, int blocked) {
     const uint gid = get_global_id(0), items = get_global_size(0), vectors = n / VEC;
     const uint chunk = (vectors + items - 1) / items;
@@ -271,7 +272,7 @@ T sweep_sum(__global const T *in, uint n, int blocked) {
     }
     for (; i < end; i += step) acc += vin[i];
     T v = lane_sum(acc);
-    if (gid < n - vectors * VEC) v += in[vectors * VEC + gid];
+    for (uint j = vectors * VEC + gid; j < n; j += items) v += in[j];
     return v;
 }
 

@@ -306,6 +306,23 @@ static void describe_step(char *note, size_t size, const char *setting, double r
         snprintf(note + used, size - used, "%s%.0f%% of peak", separator, 100.0 * rate / peak);
 }
 
+/* The fewest work-items per group that the compiled naive and tiled kernels allow. */
+static size_t simple_kernels_limit(const oclt_device *dev, cl_program program) {
+    static const char *const names[] = {"naive", "tiled"};
+    size_t limit = (size_t)-1;
+    for (int i = 0; i < 2; ++i) {
+        size_t max = 0;
+        cl_kernel kernel = oclt_create_kernel(program, names[i]);
+        if (kernel &&
+            !OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                                 sizeof max, &max, NULL)) &&
+            max < limit)
+            limit = max;
+        if (kernel) clReleaseKernel(kernel);
+    }
+    return limit;
+}
+
 /* ---- The device's FP32 peak ------------------------------------------------------------------ */
 
 /* Lanes of PEAK_TYPE: the device's preferred float vector width (1 on GPUs, 8 or 16 on CPUs
@@ -321,13 +338,19 @@ typedef struct {
     const oclt_device *dev;
     cl_kernel kernel;
     size_t global, local;
+    cl_mem out;
+    size_t out_bytes;
 } peak_launch;
 
+/* Poison the output (so a run that skipped work cannot pass on an earlier run's values), run
+ * fp32_peak once, time it. */
 static cl_int run_peak(void *context, double *ms) {
     peak_launch *l = context;
     cl_event done = NULL;
-    cl_int err = oclt_enqueue_kernel(l->dev->queue, l->kernel, 1, &l->global, &l->local, 0, NULL,
-                                     &done, "fp32_peak");
+    cl_int err = oclt_poison_buffer(l->dev->queue, l->out, l->out_bytes);
+    if (err) return err;
+    err = oclt_enqueue_kernel(l->dev->queue, l->kernel, 1, &l->global, &l->local, 0, NULL, &done,
+                              "fp32_peak");
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
     if (!err) *ms = oclt_event_ms(done);
@@ -376,8 +399,7 @@ static oclt_status run_fp32_peak(const oclt_device *dev, const oclt_options *opt
     if (OCLT_ARG(kernel, 0, out_buf) || OCLT_ARG(kernel, 1, a) || OCLT_ARG(kernel, 2, b) ||
         OCLT_ARG(kernel, 3, iterations))
         goto release;
-    if (oclt_poison_buffer(dev->queue, out_buf, items * width * sizeof *out)) goto release;
-    peak_launch l = {dev, kernel, items, local};
+    peak_launch l = {dev, kernel, items, local, out_buf, items * width * sizeof *out};
     if (oclt_time_median(run_peak, &l, opt->reps, ms)) goto release;
     *rate = 2.0 * (double)items * CHAINS * width * iterations / (*ms * 1e6);
     if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, out_buf, CL_TRUE, 0, items * width * sizeof *out,
@@ -521,6 +543,24 @@ int main(int argc, char **argv) {
     fflush(stdout);
     cl_program program = oclt_build_file(dev.context, dev.device, "matmul.cl", options);
     if (!program) goto release_buffers;
+    /* A compiled kernel may allow fewer work-items per group than the device (NVIDIA's driver
+     * reports 256 for each kernel): halve the TS x TS tiles of naive and tiled until they fit,
+     * unless OCLT_MATMUL_TUNE chose TS. */
+    for (size_t fits = simple_kernels_limit(&dev, program);
+         !override.value.ts && tuning.ts > 4 && (size_t)tuning.ts * tuning.ts > fits;
+         fits = simple_kernels_limit(&dev, program)) {
+        tuning.ts /= 2;
+        if (tuning.wpt > tuning.ts) tuning.wpt = tuning.ts;
+        if (tuning.width > tuning.ts) tuning.width = tuning.ts;
+        printf("  tuning   TS=%d: the compiled naive and tiled kernels allow %zu work-items per "
+               "group\n",
+               tuning.ts, fits);
+        clReleaseProgram(program);
+        if (build_options(&dev, &tuning, &p, options, sizeof options)) goto release_buffers;
+        printf("  build    %s\n", options);
+        program = oclt_build_file(dev.context, dev.device, "matmul.cl", options);
+        if (!program) goto release_buffers;
+    }
 
     double peak = -1.0;
     if (opt.selected[FP32_PEAK]) {

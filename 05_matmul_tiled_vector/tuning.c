@@ -69,18 +69,21 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
 }
 
 void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
-    size_t items[3] = {0, 0, 0};
-    clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL);
+    size_t items[3] = {0, 0, 0}; /* left at 0 if the query fails: every tuning is refused */
+    OCLT_CHECK(
+        clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL));
     limits->is_cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !(dev->type & CL_DEVICE_TYPE_GPU);
     limits->max_work_group = oclt_device_size(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     limits->max_item[0] = items[0];
     limits->max_item[1] = items[1];
     limits->local_mem = oclt_device_ulong(dev->device, CL_DEVICE_LOCAL_MEM_SIZE);
-    /* A device-wide value from OpenCL 3.0 on (kernels report their own after the build). */
+    /* A device-wide value from OpenCL 3.0 on (kernels report their own after the build); only
+     * a hint, so a device that does not answer gets 1. */
     size_t multiple = 0;
-    if (dev->device_version >= 300)
+    if (dev->device_version >= 300 &&
         clGetDeviceInfo(dev->device, CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sizeof multiple,
-                        &multiple, NULL);
+                        &multiple, NULL) != CL_SUCCESS)
+        multiple = 0;
     limits->preferred_multiple = multiple ? multiple : 1;
 }
 

@@ -64,7 +64,7 @@ static const oclt_cli_spec spec = {
 };
 
 #define DEFAULT_LOCAL 256
-#define MAX_N         (1ull << 31) /* the kernels index with uint; 2^31 + a stride still fits */
+#define MAX_N         (1ull << 31) /* the kernels index with uint (see the check in main) */
 #define MAX_PASSES    40           /* each pass at least halves the count: 32 suffice */
 
 /* ---- Tuning: host-chosen defines, overridable by the environment ------------------------- */
@@ -786,6 +786,16 @@ int main(int argc, char **argv) {
         (size_t)(caps.compute_units ? caps.compute_units : 1) * (size_t)tune.groups_per_cu;
     pass_plan passes;
     plan_passes(n, local, (size_t)tune.vec * (size_t)tune.unroll, max_groups, &passes);
+    /* fold_input's interleaved loop computes i + (UNROLL - 1) * stride in uint, up to
+     * n / VEC + UNROLL * stride - 1 in the first pass (the largest): only a VEC=1 tuning near
+     * n = 2^31 could pass 2^32. */
+    if (n / (size_t)tune.vec + (size_t)tune.unroll * passes.groups[0] * local > UINT32_MAX) {
+        rc = oclt_usage_error(&spec,
+                              "--size %zu with VEC=%d UNROLL=%d: the kernels' uint index would "
+                              "pass 2^32 (raise VEC in OCLT_SUBGROUP_TUNE)",
+                              n, tune.vec, tune.unroll);
+        goto close_device;
+    }
     rc = oclt_require_memory(&spec, &dev, (cl_ulong)n * element_size,
                              (cl_ulong)(n + 2 * passes.groups[0] + 1) * element_size, "--size");
     if (rc) goto close_device;

@@ -79,7 +79,8 @@ T fold_input(__global const T *restrict in, const uint n) {
     for (; i < vectors; i += stride) acc = OP(acc, in_vec[i]);
 #endif
     T x = reduce_lanes(acc);
-    /* The last n % VEC elements, one per work-item. */
+    /* The last n % VEC elements, in a grid-stride loop: a late pass may have fewer work-items
+     * than there are left-over elements. */
     for (uint j = vectors * VEC + get_global_id(0); j < n; j += stride) x = OP(x, in[j]);
     return x;
 }

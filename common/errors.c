@@ -188,6 +188,21 @@ const char *oclt_error_hint(cl_int err) {
     }
 }
 
+const char *oclt_execution_status_name(cl_int status) {
+    switch (status) {
+    case CL_QUEUED:
+        return "CL_QUEUED";
+    case CL_SUBMITTED:
+        return "CL_SUBMITTED";
+    case CL_RUNNING:
+        return "CL_RUNNING";
+    case CL_COMPLETE:
+        return "CL_COMPLETE";
+    default:
+        return oclt_error_name(status);
+    }
+}
+
 cl_int oclt_check(cl_int err, const char *call, const char *file, int line) {
     if (err == CL_SUCCESS) return CL_SUCCESS;
     fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", file, line, call, oclt_error_name(err),

@@ -20,6 +20,10 @@ const char *oclt_error_name(cl_int err);
 /* One sentence on what usually causes err, or NULL when there is nothing useful to say. */
 const char *oclt_error_hint(cl_int err);
 
+/* "CL_QUEUED", "CL_SUBMITTED", "CL_RUNNING", "CL_COMPLETE" for an event's execution status;
+ * a negative status (a command that ended with an error) gives the error's name. */
+const char *oclt_execution_status_name(cl_int status);
+
 /* Prints "file:line: call failed: NAME (code)" plus the hint when err != CL_SUCCESS.
  * Returns err, so callers can write: if (OCLT_CHECK(clFinish(q))) goto release_queue; */
 cl_int oclt_check(cl_int err, const char *call, const char *file, int line);
