@@ -278,16 +278,11 @@ static void print_device(cl_device_id device) {
     explain = 0;
 }
 
+/* Called after oclt_open_device, which has already dealt with a machine without platforms. */
 static int print_all_platforms(void) {
     cl_uint platform_count = 0;
     cl_platform_id platforms[16];
-    cl_int err = clGetPlatformIDs(16, platforms, &platform_count);
-    if (err == CL_PLATFORM_NOT_FOUND_KHR || (err == CL_SUCCESS && platform_count == 0)) {
-        fprintf(stderr, "no OpenCL platform found: %s\n",
-                oclt_error_hint(CL_PLATFORM_NOT_FOUND_KHR));
-        return OCLT_EXIT_SKIP;
-    }
-    if (OCLT_CHECK_ERR(err, "clGetPlatformIDs")) return OCLT_EXIT_FAIL;
+    if (OCLT_CHECK(clGetPlatformIDs(16, platforms, &platform_count))) return OCLT_EXIT_FAIL;
     if (platform_count > 16) platform_count = 16;
     printf("1. Platforms and devices (%u platform%s)\n", platform_count,
            platform_count == 1 ? "" : "s");
@@ -312,7 +307,7 @@ static int print_all_platforms(void) {
         free(extensions);
         cl_uint device_count = 0;
         cl_device_id devices[32];
-        err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &device_count);
+        cl_int err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &device_count);
         if (err == CL_DEVICE_NOT_FOUND)
             device_count = 0;
         else if (OCLT_CHECK_ERR(err, "clGetDeviceIDs"))
@@ -721,8 +716,8 @@ int main(int argc, char **argv) {
     oclt_options opt;
     int rc = oclt_parse_command_line(argc, argv, &spec, &opt);
     if (rc != OCLT_CONTINUE) return rc;
-    if (opt.list_devices) return oclt_list_devices(stdout);
-    /* Choose the device first so that a bad -p/-d is a usage error before any listing. */
+    /* Choose the device first (or just list them, for --devices) so that a bad -p/-d is a
+     * usage error before any listing. */
     oclt_device dev;
     rc = oclt_open_device(&spec, &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;

@@ -591,7 +591,7 @@ typedef struct {
     const void *partial_poison; /* partial_bytes of OCLT_POISON_WORD */
 } reduction;
 
-/* One timed reduction: poison every output, run the passes, time first start -> last end.
+/* One timed reduction: poison every output, run the passes, add up their kernel times.
  * The partials are poisoned with a write rather than oclt_poison_buffer's fill: Oclgrind 21.10
  * then reports values that later passes read from a filled buffer as uninitialized, even
  * after a kernel wrote them. */
