@@ -1,6 +1,6 @@
 /* Chapter 01's kernels: small, but with enough variety (a __constant table, a __local
- * argument, scalar arguments, const/restrict qualifiers) that the program and kernel queries
- * have something to show. Both are run and checked against the CPU. */
+ * argument, scalar arguments, const/restrict qualifiers, a 2-D launch) that the program and
+ * kernel queries have something to show. Each is run and checked against the CPU. */
 
 /* A program-scope table lives in the constant address space. */
 __constant float table[4] = {0.0f, 0.25f, 0.5f, 0.75f};
@@ -27,4 +27,25 @@ __kernel void group_sum(__global const int *in, __global int *partial, __local i
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) partial[get_group_id(0)] = scratch[0];
+}
+
+/* Where each work-item is, in a 2-D launch that the host starts with a global offset: every
+ * work-item records the work-item built-ins, and the host checks them all. The offset shifts
+ * get_global_id only; group and local ids still start at 0. */
+__kernel void work_item_ids(__global uint *out) {
+    const size_t x = get_global_id(0) - get_global_offset(0);
+    const size_t y = get_global_id(1) - get_global_offset(1);
+    __global uint *record = out + 12 * (y * get_global_size(0) + x);
+    record[0] = get_work_dim();
+    record[1] = get_global_offset(0);
+    record[2] = get_global_offset(1);
+    record[3] = get_num_groups(0);
+    record[4] = get_num_groups(1);
+    record[5] = get_global_id(0);
+    record[6] = get_global_id(1);
+    record[7] = get_group_id(0);
+    record[8] = get_group_id(1);
+    record[9] = get_local_id(0);
+    record[10] = get_local_id(1);
+    record[11] = get_local_size(0) * get_local_size(1);
 }

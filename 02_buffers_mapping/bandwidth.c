@@ -143,26 +143,25 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
     switch (m) {
     case WRITE_BLOCKING:
     case PINNED_WRITE:
-        err = OCLT_CHECK(clEnqueueWriteBuffer(s->queue, s->device_buf, CL_TRUE, 0, bytes,
-                                              m == PINNED_WRITE ? s->pinned : s->src, 0, NULL,
-                                              &events[0]));
-        t->wall = oclt_now_ms() - start;
-        if (!err) {
-            t->event = event_ms(events[0]);
-            clReleaseEvent(events[0]);
-        }
-        break;
     case READ_BLOCKING:
-    case PINNED_READ:
-        err = OCLT_CHECK(clEnqueueReadBuffer(s->queue, s->device_buf, CL_TRUE, 0, bytes,
-                                             m == PINNED_READ ? s->pinned : s->dst, 0, NULL,
-                                             &events[0]));
+    case PINNED_READ: {
+        /* One blocking call: a write takes from src (or the pinned area), a read lands in dst
+         * (or the pinned area). */
+        void *host = m == PINNED_WRITE || m == PINNED_READ ? (void *)s->pinned
+                     : methods[m].writes                   ? (void *)s->src
+                                                           : (void *)s->dst;
+        err = methods[m].writes
+                  ? OCLT_CHECK(clEnqueueWriteBuffer(s->queue, s->device_buf, CL_TRUE, 0, bytes,
+                                                    host, 0, NULL, &events[0]))
+                  : OCLT_CHECK(clEnqueueReadBuffer(s->queue, s->device_buf, CL_TRUE, 0, bytes, host,
+                                                   0, NULL, &events[0]));
         t->wall = oclt_now_ms() - start;
         if (!err) {
             t->event = event_ms(events[0]);
             clReleaseEvent(events[0]);
         }
         break;
+    }
     case WRITE_NONBLOCKING:
     case READ_NONBLOCKING: {
         /* All read the same source (or, in order, fill the same destination): the host must
@@ -247,8 +246,7 @@ static cl_int measure(sweep *s, method m, size_t bytes, sample *median, size_t *
         *median = (sample){med[WALL],  med[EVENT],     med[MAP],        med[COPY],
                            med[UNMAP], med[MAP_EVENT], med[UNMAP_EVENT]};
     }
-    free(fields);
-    free(column);
+    free_all(fields, column, NULL);
     return err;
 }
 
@@ -336,6 +334,32 @@ static void print_clpeak_names(size_t bytes, const sample *t) {
         printf("    %-33s = %-18s %10.2f%s\n", rows[i].clpeak, rows[i].ours, figure,
                is_map[i] && figure > 5 * fastest ? "  (zero-copy: no data moved)" : "");
     }
+}
+
+int transfer_buffer_flags_from_env(cl_mem_flags *flags) {
+    const char *target = getenv("OCLT_TRANSFER_BUFFER");
+    *flags = 0;
+    if (target && strcmp(target, "alloc_host_ptr") == 0)
+        *flags = CL_MEM_ALLOC_HOST_PTR;
+    else if (target && *target && strcmp(target, "device") != 0)
+        return -1;
+    return 0;
+}
+
+/* The largest power of 4 (times 4 KiB) not above limit, but at least 4 KiB. */
+static size_t power_of_four_below(cl_ulong limit) {
+    size_t size = 4096;
+    while ((cl_ulong)size * 4 <= limit) size *= 4;
+    return size;
+}
+
+size_t bandwidth_largest(const oclt_options *opt, const oclt_device *dev) {
+    size_t largest = opt->size[0];
+    if (!opt->size_given &&
+        (largest > dev->max_alloc || oclt_mul_size(largest, 3) > dev->global_mem))
+        largest = power_of_four_below(dev->max_alloc < dev->global_mem / 3 ? dev->max_alloc
+                                                                           : dev->global_mem / 3);
+    return largest;
 }
 
 oclt_status run_bandwidth(ch02 *c) {
@@ -436,8 +460,6 @@ release_host:
         oclt_report_result(c->report, "bandwidth", text, -1, -1, "GB/s", OCLT_FAIL,
                            "OpenCL or host memory error (see above)");
     }
-    free(s.src);
-    free(s.dst);
-    free(figure);
+    free_all(s.src, s.dst, figure, NULL);
     return overall;
 }

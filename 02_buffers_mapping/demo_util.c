@@ -1,7 +1,9 @@
 /* Chapter 02: small helpers the demonstrations share (declared in ch02.h). */
 #include "ch02.h"
 
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define SHOW_MISMATCHES 5
 
@@ -10,7 +12,23 @@ void report_demo(ch02 *c, const char *variant, const char *size, oclt_status sta
     oclt_report_result(c->report, variant, size, -1.0, -1.0, "", status, note);
 }
 
+void report_demo_n(ch02 *c, const char *variant, size_t size, oclt_status status,
+                   const char *note) {
+    char size_text[32];
+    snprintf(size_text, sizeof size_text, "%zu", size);
+    report_demo(c, variant, size_text, status, note);
+}
+
 cl_int launch_1d(ch02 *c, cl_kernel kernel, size_t n, const char *label) {
+    return launch_1d_timed(c, kernel, n, label, NULL);
+}
+
+double kernel_event_ms(ch02 *c, cl_kernel kernel, size_t n, const char *label) {
+    double ms = -1.0;
+    return launch_1d_timed(c, kernel, n, label, &ms) ? -1.0 : ms;
+}
+
+cl_int launch_1d_timed(ch02 *c, cl_kernel kernel, size_t n, const char *label, double *ms) {
     size_t local = 64, kernel_max = 0;
     cl_int err = OCLT_CHECK(clGetKernelWorkGroupInfo(
         kernel, c->dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max, &kernel_max, NULL));
@@ -21,6 +39,7 @@ cl_int launch_1d(ch02 *c, cl_kernel kernel, size_t n, const char *label) {
     err = oclt_enqueue_kernel(c->dev->queue, kernel, 1, &global, &local, 0, NULL, &done, label);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
+    if (!err && ms) *ms = oclt_event_ms(done);
     clReleaseEvent(done);
     return err;
 }
@@ -66,4 +85,16 @@ void format_bytes(char *out, size_t size, size_t bytes) {
         snprintf(out, size, "%zu KiB", bytes >> 10);
     else
         snprintf(out, size, "%zu B", bytes);
+}
+
+void free_all(void *first, ...) {
+    va_list rest;
+    va_start(rest, first);
+    for (void *p = first; p; p = va_arg(rest, void *)) free(p);
+    va_end(rest);
+}
+
+void release_mem_objects(size_t count, const cl_mem *objects) {
+    for (size_t i = 0; i < count; ++i)
+        if (objects[i]) clReleaseMemObject(objects[i]);
 }

@@ -21,7 +21,7 @@ oclt_status demo_address_spaces(ch02 *c) {
     float *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out), weights[64];
     double *expected = malloc(n * sizeof *expected), *tolerance = malloc(n * sizeof *tolerance);
     cl_kernel kernel = oclt_create_kernel(c->buffers, "stencil_local");
-    if (!in || !out || !expected || !tolerance || !kernel) goto release_host;
+    if (!in || !out || !expected || !tolerance || !kernel) goto release;
 
     printf("\n  address_spaces: out[i] = sum_k weights[k] * in[i+k-%d], k = 0..%zu\n",
            STENCIL_RADIUS, taps - 1);
@@ -45,19 +45,19 @@ oclt_status demo_address_spaces(ch02 *c) {
      * must fit CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE. */
     in_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *in,
                             in, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(in)")) goto release_host;
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(in)")) goto release;
     out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, n * sizeof *out, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(out)")) goto release_in;
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(out)")) goto release;
     weight_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                 taps * sizeof *weights, weights, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(weights)")) goto release_out;
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(weights)")) goto release;
 
     /* __local: no buffer at all. The host gives a size and a NULL pointer; every work-group
      * gets its own tile of that size in on-chip memory (plain memory on a CPU). */
     size_t local = 64, kernel_max = 0;
     if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
                                             sizeof kernel_max, &kernel_max, NULL)))
-        goto release_weights;
+        goto release;
     while (local > kernel_max) local /= 2;
     const size_t tile_bytes = (local + 2 * STENCIL_RADIUS) * sizeof(float);
     const size_t global = (n + local - 1) / local * local;
@@ -74,35 +74,25 @@ oclt_status demo_address_spaces(ch02 *c) {
     if (OCLT_ARG(kernel, 0, in_buf) || OCLT_ARG(kernel, 1, out_buf) ||
         OCLT_ARG(kernel, 2, weight_buf) ||
         OCLT_CHECK(clSetKernelArg(kernel, 3, tile_bytes, NULL)) || OCLT_ARG(kernel, 4, n32))
-        goto release_weights;
-    if (oclt_poison_buffer(dev->queue, out_buf, n * sizeof *out)) goto release_weights;
+        goto release;
+    if (oclt_poison_buffer(dev->queue, out_buf, n * sizeof *out)) goto release;
     cl_event done = NULL;
     if (oclt_enqueue_kernel(dev->queue, kernel, 1, &global, &local, 0, NULL, &done,
                             "stencil_local"))
-        goto release_weights;
+        goto release;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
     clReleaseEvent(done);
-    if (err) goto release_weights;
+    if (err) goto release;
     if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, out_buf, CL_TRUE, 0, n * sizeof *out, out, 0,
                                        NULL, NULL)))
-        goto release_weights;
+        goto release;
     status = status_of(oclt_compare_float("out", out, expected, tolerance, 0.0, n));
     printf("    checked against a double CPU reference within gamma(%zu) * sum|w x|\n", taps);
-release_weights:
-    clReleaseMemObject(weight_buf);
-release_out:
-    clReleaseMemObject(out_buf);
-release_in:
-    clReleaseMemObject(in_buf);
-release_host:
+release:
+    release_mem_objects(3, (cl_mem[]){weight_buf, out_buf, in_buf});
     if (kernel) clReleaseKernel(kernel);
-    free(in);
-    free(out);
-    free(expected);
-    free(tolerance);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", n);
-    report_demo(c, "address_spaces", size_text, status, NULL);
+    free_all(in, out, expected, tolerance, NULL);
+    report_demo_n(c, "address_spaces", n, status, NULL);
     return status;
 }
 
@@ -263,8 +253,7 @@ release_kernels:
     if (step_kernel) clReleaseKernel(step_kernel);
     if (layout_kernel) clReleaseKernel(layout_kernel);
 release_host:
-    free(host);
-    free(expected);
+    free_all(host, expected, NULL);
     report_demo(c, "struct_layout", "37", status, NULL);
     return status;
 }
@@ -510,11 +499,7 @@ release_buffers:
         if (bufs[b]) clReleaseMemObject(bufs[b]);
 release_host:
     if (kernel) clReleaseKernel(kernel);
-    free(lanes);
-    free(table);
-    free(expected);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", rows);
-    report_demo(c, "vector_types", size_text, status, NULL);
+    free_all(lanes, table, expected, NULL);
+    report_demo_n(c, "vector_types", rows, status, NULL);
     return status;
 }

@@ -12,11 +12,17 @@
  *   6. sub_buffers     views into a parent at aligned origins            (sub_buffer_map.c)
  *   7. map             clEnqueueMapBuffer / clEnqueueUnmapMemObject; zero-copy or staging
  *   8. address_spaces  global, constant, local and private memory in one kernel
- *   9. struct_layout   one struct, the same bytes on host and device
- *  10. vector_types    vector literals, swizzles, convert_*, as_*        (kernel_side.c)
- *  11. bandwidth       GB/s of eight ways to move data, 4 KiB to --size    (bandwidth.c)
- * What must never be done with buffers (undefined behaviour) is listed in the docs page; this
- * program does none of it. */
+ *   9. constant_memory __constant as an argument and at program scope, vs __global
+ *                                                                    (constant_memory.c)
+ *  10. image_bilinear  image2d_t + sampler: read_imagef's linear filter vs a buffer
+ *                      interpolated by hand                                   (images.c)
+ *  11. struct_layout   one struct, the same bytes on host and device
+ *  12. vector_types    vector literals, swizzles, convert_*, as_*        (kernel_side.c)
+ *  13. vector_literal_error  a literal with too few components must not build  (misuse.c)
+ *  14. misuse          buffer misuse the specification answers with an error   (misuse.c)
+ *  15. bandwidth       GB/s of eight ways to move data, 4 KiB to --size    (bandwidth.c)
+ * Misuse whose result is undefined (a double release, a released buffer used) is described in
+ * the docs page and never run. */
 #include "ch02.h"
 
 #include <stdio.h>
@@ -35,17 +41,33 @@ static const oclt_variant_info variants[] = {
     {"map", "Map READ / WRITE / WRITE_INVALIDATE_REGION, unmap; zero-copy or staging copy", 1},
     {"address_spaces", "a kernel using global, constant, local (size + NULL) and private memory",
      1},
+    {"constant_memory", "__constant argument and program-scope table vs the same via __global", 1},
+    {"image_bilinear", "read_imagef with CLK_FILTER_LINEAR vs bilinear by hand from a buffer", 1},
     {"struct_layout", "a struct shared by host and kernel: static offset checks vs the kernel's",
      1},
     {"vector_types", "vector literals, swizzles, convert_<type>[_sat][_rtX], as_<type> vs C", 1},
+    {"vector_literal_error", "a vector literal with too few components: the build must fail", 1},
+    {"misuse", "misused buffers the specification answers with an error code", 1},
     {"bandwidth", "GB/s of 8 transfer methods from 4 KiB to --size bytes, every byte verified", 1},
 };
 
 /* Same order as variants[]. */
 static oclt_status (*const demos[])(ch02 *) = {
-    demo_create_flags,  demo_read_write,   demo_rect_2d,  demo_rect_3d,
-    demo_copy,          demo_sub_buffers,  demo_map,      demo_address_spaces,
-    demo_struct_layout, demo_vector_types, run_bandwidth,
+    demo_create_flags,
+    demo_read_write,
+    demo_rect_2d,
+    demo_rect_3d,
+    demo_copy,
+    demo_sub_buffers,
+    demo_map,
+    demo_address_spaces,
+    demo_constant_memory,
+    demo_image_bilinear,
+    demo_struct_layout,
+    demo_vector_types,
+    demo_vector_literal_error,
+    demo_misuse,
+    run_bandwidth,
 };
 
 /* --size is in bytes here: the largest transfer of the bandwidth sweep. The demonstrations use
@@ -67,52 +89,6 @@ static const oclt_cli_spec spec = {
 };
 
 /* ---- 1. clCreateBuffer and its flags --------------------------------------------------------- */
-
-static void flag_names(cl_mem_flags flags, char *out, size_t size) {
-    static const struct {
-        cl_mem_flags flag;
-        const char *name;
-    } names[] = {
-        {CL_MEM_READ_WRITE, "READ_WRITE"},         {CL_MEM_READ_ONLY, "READ_ONLY"},
-        {CL_MEM_WRITE_ONLY, "WRITE_ONLY"},         {CL_MEM_USE_HOST_PTR, "USE_HOST_PTR"},
-        {CL_MEM_ALLOC_HOST_PTR, "ALLOC_HOST_PTR"}, {CL_MEM_COPY_HOST_PTR, "COPY_HOST_PTR"}};
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-        if (flags & names[i].flag) {
-            if (out[0]) strncat(out, "|", size - strlen(out) - 1);
-            strncat(out, names[i].name, size - strlen(out) - 1);
-        }
-}
-
-/* clGetMemObjectInfo on a new buffer. Counts what contradicts the specification: the size,
- * the flags as given, the host pointer (ours with USE_HOST_PTR, else NULL). The map and
- * reference counts are only printed: the specification calls them stale the moment they are
- * returned, fit for debugging only. */
-static size_t show_info(cl_mem buffer, cl_mem_flags flags, size_t bytes, const void *host_ptr) {
-    size_t size = 0;
-    cl_mem_flags got_flags = 0;
-    void *got_host_ptr = NULL;
-    cl_uint maps = 0, refs = 0;
-    if (OCLT_CHECK(clGetMemObjectInfo(buffer, CL_MEM_SIZE, sizeof size, &size, NULL)) ||
-        OCLT_CHECK(clGetMemObjectInfo(buffer, CL_MEM_FLAGS, sizeof got_flags, &got_flags, NULL)) ||
-        OCLT_CHECK(clGetMemObjectInfo(buffer, CL_MEM_HOST_PTR, sizeof got_host_ptr, &got_host_ptr,
-                                      NULL)) ||
-        OCLT_CHECK(clGetMemObjectInfo(buffer, CL_MEM_MAP_COUNT, sizeof maps, &maps, NULL)) ||
-        OCLT_CHECK(clGetMemObjectInfo(buffer, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL)))
-        return 1;
-    char name[96];
-    flag_names(flags, name, sizeof name);
-    const int size_ok = size == bytes, flags_ok = got_flags == flags,
-              host_ok = got_host_ptr == ((flags & CL_MEM_USE_HOST_PTR) ? host_ptr : NULL);
-    printf("    %-28s size %-8zu flags %-9s host_ptr %-11s map count %u, refs %u\n", name, size,
-           flags_ok ? "as given" : "WRONG",
-           got_host_ptr == NULL       ? "NULL"
-           : got_host_ptr == host_ptr ? "= ours"
-                                      : "WRONG",
-           maps, refs);
-    if (!size_ok) fprintf(stderr, "  CL_MEM_SIZE %zu, expected %zu\n", size, bytes);
-    return !size_ok + !flags_ok + !host_ok;
-}
 
 /* Sets the buffer as argument 0 of scale_add_in_place and runs it over n words. */
 static cl_int in_place(ch02 *c, cl_kernel kernel, cl_mem buffer, size_t n) {
@@ -149,10 +125,10 @@ oclt_status demo_create_flags(ch02 *c) {
     in_buf =
         clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, input, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(READ_ONLY|COPY_HOST_PTR)")) goto release_kernels;
-    wrong += show_info(in_buf, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, input);
+    wrong += show_mem_info(in_buf, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, input);
     out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(WRITE_ONLY)")) goto release_buffers;
-    wrong += show_info(out_buf, CL_MEM_WRITE_ONLY, bytes, NULL);
+    wrong += show_mem_info(out_buf, CL_MEM_WRITE_ONLY, bytes, NULL);
     oclt_poison_host(got, bytes);
     if (oclt_poison_buffer(dev->queue, out_buf, bytes) || OCLT_ARG(scale, 0, in_buf) ||
         OCLT_ARG(scale, 1, out_buf) || launch_1d(c, scale, n, "scale_add") ||
@@ -177,7 +153,7 @@ oclt_status demo_create_flags(ch02 *c) {
     /* READ_WRITE, no host pointer: the implementation allocates, the host writes explicitly. */
     rw_buf = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(READ_WRITE)")) goto release_buffers;
-    wrong += show_info(rw_buf, CL_MEM_READ_WRITE, bytes, NULL);
+    wrong += show_mem_info(rw_buf, CL_MEM_READ_WRITE, bytes, NULL);
     oclt_poison_host(got, bytes);
     if (OCLT_CHECK(
             clEnqueueWriteBuffer(dev->queue, rw_buf, CL_TRUE, 0, bytes, input, 0, NULL, NULL)) ||
@@ -195,7 +171,7 @@ oclt_status demo_create_flags(ch02 *c) {
     use_buf = clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, use_host,
                              &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(USE_HOST_PTR)")) goto release_buffers;
-    wrong += show_info(use_buf, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, use_host);
+    wrong += show_mem_info(use_buf, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, use_host);
     uint32_t *mapped = clEnqueueMapBuffer(dev->queue, use_buf, CL_TRUE, CL_MAP_READ, 0, bytes, 0,
                                           NULL, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(USE_HOST_PTR)")) goto release_buffers;
@@ -213,7 +189,7 @@ oclt_status demo_create_flags(ch02 *c) {
     alloc_buf =
         clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(ALLOC_HOST_PTR)")) goto release_buffers;
-    wrong += show_info(alloc_buf, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL);
+    wrong += show_mem_info(alloc_buf, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL);
     mapped = clEnqueueMapBuffer(dev->queue, alloc_buf, CL_TRUE, CL_MAP_WRITE, 0, bytes, 0, NULL,
                                 NULL, &err);
     if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(ALLOC_HOST_PTR)")) goto release_buffers;
@@ -233,7 +209,7 @@ oclt_status demo_create_flags(ch02 *c) {
     copy_buf = clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                               copy_host, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(COPY_HOST_PTR)")) goto release_buffers;
-    wrong += show_info(copy_buf, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, copy_host);
+    wrong += show_mem_info(copy_buf, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, copy_host);
     oclt_poison_host(copy_host, bytes);
     oclt_poison_host(got, bytes);
     if (OCLT_CHECK(
@@ -261,14 +237,8 @@ release_kernels:
     if (scale_in_place) clReleaseKernel(scale_in_place);
     if (scale) clReleaseKernel(scale);
 release_host:
-    free(input);
-    free(expected);
-    free(got);
-    free(use_host);
-    free(copy_host);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", bytes);
-    report_demo(c, "create_flags", size_text, status, NULL);
+    free_all(input, expected, got, use_host, copy_host, NULL);
+    report_demo_n(c, "create_flags", bytes, status, NULL);
     return status;
 }
 
@@ -362,25 +332,12 @@ release_b:
 release_a:
     clReleaseMemObject(buf_a);
 release_host:
-    free(a);
-    free(b);
-    free(got);
-    free(a_copy);
-    free(b_copy);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", bytes);
-    report_demo(c, "read_write", size_text, status, NULL);
+    free_all(a, b, got, a_copy, b_copy, NULL);
+    report_demo_n(c, "read_write", bytes, status, NULL);
     return status;
 }
 
 /* ---- The lesson ------------------------------------------------------------------------------ */
-
-/* The largest power of 4 (times 4 KiB) not above limit, but at least 4 KiB. */
-static size_t power_of_four_below(cl_ulong limit) {
-    size_t size = 4096;
-    while ((cl_ulong)size * 4 <= limit) size *= 4;
-    return size;
-}
 
 int main(int argc, char **argv) {
     oclt_options opt;
@@ -394,23 +351,17 @@ int main(int argc, char **argv) {
                                 opt.size[0]);
 
     /* OCLT_TRANSFER_BUFFER=alloc_host_ptr: the bandwidth's write/read methods target an
-     * ALLOC_HOST_PTR buffer, as clpeak's do (to look into a difference from clpeak's figures). */
+     * ALLOC_HOST_PTR buffer, as clpeak's do (bandwidth.c). */
     cl_mem_flags transfer_buffer_flags = 0;
-    const char *target = getenv("OCLT_TRANSFER_BUFFER");
-    if (target && strcmp(target, "alloc_host_ptr") == 0)
-        transfer_buffer_flags = CL_MEM_ALLOC_HOST_PTR;
-    else if (target && *target && strcmp(target, "device") != 0)
+    if (transfer_buffer_flags_from_env(&transfer_buffer_flags))
         return oclt_usage_error(&spec, "OCLT_TRANSFER_BUFFER '%s' must be device or alloc_host_ptr",
-                                target);
+                                getenv("OCLT_TRANSFER_BUFFER"));
 
     oclt_device dev;
     rc = oclt_open_device(&spec, &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
     /* Device limits, before any buffer: the sweep needs three buffers of --size bytes. */
-    size_t largest = opt.size[0];
-    if (!opt.size_given && (largest > dev.max_alloc || oclt_mul_size(largest, 3) > dev.global_mem))
-        largest = power_of_four_below(dev.max_alloc < dev.global_mem / 3 ? dev.max_alloc
-                                                                         : dev.global_mem / 3);
+    const size_t largest = bandwidth_largest(&opt, &dev);
     rc = oclt_require_memory(&spec, &dev, largest, oclt_mul_size(largest, 3), "--size");
     if (rc) goto close_device;
 

@@ -49,6 +49,26 @@ typedef struct {
     box_side buffer, host, back;
 } rect_case;
 
+/* One blocking rect transfer between the case's buffer side and a host side: Write (host ->
+ * buffer) when `write`, else Read. Both calls take the same arguments in the same order. */
+static cl_int rect_transfer(cl_command_queue queue, cl_mem buffer, int write, const rect_case *rc,
+                            const box_side *host_side, void *host) {
+    const box_side *b = &rc->buffer, *h = host_side;
+    return write ? OCLT_CHECK(clEnqueueWriteBufferRect(
+                       queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
+                       b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL))
+                 : OCLT_CHECK(clEnqueueReadBufferRect(
+                       queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
+                       b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL));
+}
+
+/* What a correct rect call leaves in dst: poison everywhere but the box, copied from src. */
+static void expect_box(uint32_t *dst, const box_side *to, const uint32_t *src, const box_side *from,
+                       const size_t region[3]) {
+    oclt_poison_host(dst, to->bytes);
+    copy_box((unsigned char *)dst, to, (const unsigned char *)src, from, region);
+}
+
 static oclt_status run_rect(ch02 *c, const rect_case *rc) {
     const oclt_device *dev = c->dev;
     oclt_status status = OCLT_FAIL;
@@ -69,14 +89,8 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
     if (oclt_poison_buffer(dev->queue, buffer, rc->buffer.bytes)) goto release_buffer;
 
     /* host -> buffer */
-    if (OCLT_CHECK(clEnqueueWriteBufferRect(dev->queue, buffer, CL_TRUE, rc->buffer.origin,
-                                            rc->host.origin, rc->region, rc->buffer.row_pitch,
-                                            rc->buffer.slice_pitch, rc->host.row_pitch,
-                                            rc->host.slice_pitch, host, 0, NULL, NULL)))
-        goto release_buffer;
-    oclt_poison_host(whole_expected, rc->buffer.bytes);
-    copy_box((unsigned char *)whole_expected, &rc->buffer, (const unsigned char *)host, &rc->host,
-             rc->region);
+    if (rect_transfer(dev->queue, buffer, CL_TRUE, rc, &rc->host, host)) goto release_buffer;
+    expect_box(whole_expected, &rc->buffer, host, &rc->host, rc->region);
     oclt_poison_host(whole, rc->buffer.bytes);
     if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, buffer, CL_TRUE, 0, rc->buffer.bytes, whole, 0,
                                        NULL, NULL)))
@@ -90,14 +104,8 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
     /* buffer -> host, somewhere else */
     print_offset("back", &rc->back);
     oclt_poison_host(back, rc->back.bytes);
-    if (OCLT_CHECK(clEnqueueReadBufferRect(dev->queue, buffer, CL_TRUE, rc->buffer.origin,
-                                           rc->back.origin, rc->region, rc->buffer.row_pitch,
-                                           rc->buffer.slice_pitch, rc->back.row_pitch,
-                                           rc->back.slice_pitch, back, 0, NULL, NULL)))
-        goto release_buffer;
-    oclt_poison_host(back_expected, rc->back.bytes);
-    copy_box((unsigned char *)back_expected, &rc->back, (const unsigned char *)whole_expected,
-             &rc->buffer, rc->region);
+    if (rect_transfer(dev->queue, buffer, CL_FALSE, rc, &rc->back, back)) goto release_buffer;
+    expect_box(back_expected, &rc->back, whole_expected, &rc->buffer, rc->region);
     size_t bad_back =
         compare_words("host after ReadBufferRect", back, back_expected, rc->back.bytes / 4);
     printf("    ReadBufferRect: %s\n", bad_back ? "the host array differs from the CPU copy"
@@ -106,11 +114,7 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
 release_buffer:
     clReleaseMemObject(buffer);
 release_host:
-    free(host);
-    free(whole);
-    free(whole_expected);
-    free(back);
-    free(back_expected);
+    free_all(host, whole, whole_expected, back, back_expected, NULL);
     char size_text[48];
     snprintf(size_text, sizeof size_text, "%zux%zux%zu", rc->region[0], rc->region[1],
              rc->region[2]);
@@ -202,9 +206,7 @@ oclt_status demo_copy(ch02 *c) {
                                            rect_3d_case.region, from->row_pitch, from->slice_pitch,
                                            to->row_pitch, to->slice_pitch, 0, NULL, NULL)))
         goto release_box_dst;
-    oclt_poison_host(box_expected, to->bytes);
-    copy_box((unsigned char *)box_expected, to, (const unsigned char *)box_data, from,
-             rect_3d_case.region);
+    expect_box(box_expected, to, box_data, from, rect_3d_case.region);
     oclt_poison_host(box_got, to->bytes);
     if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, box_dst, CL_TRUE, 0, to->bytes, box_got, 0, NULL,
                                        NULL)))
@@ -225,14 +227,7 @@ release_dst:
 release_src:
     clReleaseMemObject(src);
 release_host:
-    free(data);
-    free(got);
-    free(expected);
-    free(box_data);
-    free(box_got);
-    free(box_expected);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", count * 4);
-    report_demo(c, "copy", size_text, status, "bytes of the CopyBuffer");
+    free_all(data, got, expected, box_data, box_got, box_expected, NULL);
+    report_demo_n(c, "copy", count * 4, status, "bytes of the CopyBuffer");
     return status;
 }

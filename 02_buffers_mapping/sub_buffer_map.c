@@ -104,11 +104,8 @@ release_subs:
     clReleaseMemObject(parent);
 release_host:
     if (kernel) clReleaseKernel(kernel);
-    free(data);
-    free(expected);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", parent_bytes);
-    report_demo(c, "sub_buffers", size_text, status, NULL);
+    free_all(data, expected, NULL);
+    report_demo_n(c, "sub_buffers", parent_bytes, status, NULL);
     return status;
 }
 
@@ -183,16 +180,15 @@ oclt_status demo_map(ch02 *c) {
     uint32_t *input = malloc(bytes), *expected = malloc(bytes), *check = malloc(bytes);
     uint32_t *use_host = aligned_alloc(4096, use_bytes);
     cl_kernel kernel = oclt_create_kernel(c->buffers, "scale_add_in_place");
-    if (!input || !expected || !check || !use_host || !kernel) goto release_host;
+    if (!input || !expected || !check || !use_host || !kernel) goto release;
     fill_words(&c->rng, input, n);
     for (size_t i = 0; i < n; ++i) expected[i] = scale_add(input[i], a, b);
-    if (OCLT_ARG(kernel, 1, a) || OCLT_ARG(kernel, 2, b) || OCLT_ARG(kernel, 3, n32))
-        goto release_host;
+    if (OCLT_ARG(kernel, 1, a) || OCLT_ARG(kernel, 2, b) || OCLT_ARG(kernel, 3, n32)) goto release;
 
     printf("\n  map: %zu bytes; clEnqueueMapBuffer gives a host pointer into a buffer\n", bytes);
     alloc_buf =
         clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(ALLOC_HOST_PTR)")) goto release_host;
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(ALLOC_HOST_PTR)")) goto release;
 
     /* 1. Fill through a map. WRITE_INVALIDATE_REGION (OpenCL 1.2) says "I overwrite all of it":
      *    the driver need not fetch the old contents first. */
@@ -200,25 +196,25 @@ oclt_status demo_map(ch02 *c) {
         dev->device_version >= 120 ? CL_MAP_WRITE_INVALIDATE_REGION : CL_MAP_WRITE;
     uint32_t *mapped = clEnqueueMapBuffer(dev->queue, alloc_buf, CL_TRUE, fill_flags, 0, bytes, 0,
                                           NULL, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(WRITE_INVALIDATE_REGION)")) goto release_alloc;
+    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(WRITE_INVALIDATE_REGION)")) goto release;
     printf("    1. map(%s): map count %u (a debugging value)\n",
            fill_flags == CL_MAP_WRITE ? "WRITE" : "WRITE_INVALIDATE_REGION", map_count(alloc_buf));
     memcpy(mapped, input, bytes);
-    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release_alloc;
+    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release;
     printf("       filled, unmapped (map count %u); only now may a kernel use the buffer\n",
            map_count(alloc_buf));
 
     /* 2. A kernel changes it; map for reading shows the kernel's result. */
     if (OCLT_ARG(kernel, 0, alloc_buf) || launch_1d(c, kernel, n, "scale_add_in_place(map)"))
-        goto release_alloc;
+        goto release;
     mapped = clEnqueueMapBuffer(dev->queue, alloc_buf, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL,
                                 NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(READ)")) goto release_alloc;
+    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(READ)")) goto release;
     size_t bad = compare_words("map(READ) after the kernel", mapped, expected, n);
     wrong += bad;
     printf("    2. kernel, then map(READ): %s\n",
            bad ? "differs" : "the kernel's result, read in place");
-    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release_alloc;
+    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release;
 
     /* 3. CL_MAP_WRITE of a sub-range: unlike INVALIDATE it shows the current contents, so a
      *    read-modify-write is fine. Change every other word of the middle half. */
@@ -226,17 +222,17 @@ oclt_status demo_map(ch02 *c) {
     mapped =
         clEnqueueMapBuffer(dev->queue, alloc_buf, CL_TRUE, CL_MAP_WRITE, first * sizeof(uint32_t),
                            range * sizeof(uint32_t), 0, NULL, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(WRITE, range)")) goto release_alloc;
+    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(WRITE, range)")) goto release;
     bad = compare_words("map(WRITE) contents", mapped, expected + first, range);
     for (size_t i = 0; i < range; i += 2) {
         mapped[i] = ~mapped[i]; /* mapped[0] is word `first` of the buffer */
         expected[first + i] = ~expected[first + i];
     }
-    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release_alloc;
+    if (unmap_and_wait(dev->queue, alloc_buf, mapped)) goto release;
     oclt_poison_host(check, bytes);
     if (OCLT_CHECK(
             clEnqueueReadBuffer(dev->queue, alloc_buf, CL_TRUE, 0, bytes, check, 0, NULL, NULL)))
-        goto release_alloc;
+        goto release;
     bad += compare_words("after map(WRITE) of a range", check, expected, n);
     wrong += bad;
     printf("    3. map(WRITE) of words %zu..%zu: %s\n", first, first + range - 1,
@@ -250,18 +246,18 @@ oclt_status demo_map(ch02 *c) {
     oclt_poison_host(use_host, use_bytes);
     use_buf = clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, use_host,
                              &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(USE_HOST_PTR)")) goto release_alloc;
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(USE_HOST_PTR)")) goto release;
     mapped =
         clEnqueueMapBuffer(dev->queue, use_buf, CL_TRUE, fill_flags, 0, bytes, 0, NULL, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(USE_HOST_PTR, write)")) goto release_use;
+    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(USE_HOST_PTR, write)")) goto release;
     int ours = (void *)mapped == (void *)use_host;
     memcpy(mapped, input, bytes);
     if (unmap_and_wait(dev->queue, use_buf, mapped) || OCLT_ARG(kernel, 0, use_buf) ||
         launch_1d(c, kernel, n, "scale_add_in_place(USE_HOST_PTR)"))
-        goto release_use;
+        goto release;
     mapped = clEnqueueMapBuffer(dev->queue, use_buf, CL_TRUE, CL_MAP_READ, 0, bytes, 0, NULL, NULL,
                                 &err);
-    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(USE_HOST_PTR, read)")) goto release_use;
+    if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(USE_HOST_PTR, read)")) goto release;
     ours = ours && (void *)mapped == (void *)use_host;
     bad = compare_words("USE_HOST_PTR map", mapped, expected, n);
     wrong += bad + !ours;
@@ -270,7 +266,7 @@ oclt_status demo_map(ch02 *c) {
            bad ? "data differs" : "the kernel's result",
            ours ? "our own array," : "ANOTHER pointer (the specification requires our array)",
            (void *)use_host);
-    if (unmap_and_wait(dev->queue, use_buf, mapped)) goto release_use;
+    if (unmap_and_wait(dev->queue, use_buf, mapped)) goto release;
 
     /* 5. Did the maps move data? Compare a map with a memcpy of the same bytes. */
     cl_bool unified = CL_FALSE;
@@ -286,20 +282,12 @@ oclt_status demo_map(ch02 *c) {
                bytes);
     else if (time_map_against_memcpy(c, alloc_buf, bytes, "ALLOC_HOST_PTR buffer") ||
              time_map_against_memcpy(c, use_buf, bytes, "USE_HOST_PTR buffer"))
-        goto release_use;
+        goto release;
     status = status_of(wrong);
-release_use:
-    clReleaseMemObject(use_buf);
-release_alloc:
-    clReleaseMemObject(alloc_buf);
-release_host:
+release:
+    release_mem_objects(2, (cl_mem[]){use_buf, alloc_buf});
     if (kernel) clReleaseKernel(kernel);
-    free(input);
-    free(expected);
-    free(check);
-    free(use_host);
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", bytes);
-    report_demo(c, "map", size_text, status, NULL);
+    free_all(input, expected, check, use_host, NULL);
+    report_demo_n(c, "map", bytes, status, NULL);
     return status;
 }

@@ -70,6 +70,20 @@ double oclt_sum_error_bound(double unit_roundoff, size_t chain, double sum_abs) 
     return ku / (1.0 - ku) * sum_abs;
 }
 
+void oclt_fill_float_whole(oclt_rng *rng, float *x, size_t n, int32_t lo, int32_t hi) {
+    for (size_t i = 0; i < n; ++i) x[i] = (float)oclt_rng_int(rng, lo, hi);
+}
+
+void oclt_fill_double_whole(oclt_rng *rng, double *x, size_t n, int32_t lo, int32_t hi) {
+    for (size_t i = 0; i < n; ++i) x[i] = (double)oclt_rng_int(rng, lo, hi);
+}
+
+double oclt_whole_sum_tolerance(int significand_bits, size_t chain, double sum_abs) {
+    const double exact_limit = ldexp(1.0, significand_bits);
+    if (sum_abs < exact_limit) return 0.0;
+    return oclt_sum_error_bound(ldexp(1.0, -significand_bits), chain, sum_abs);
+}
+
 static size_t compare_real(const char *what, const void *got, int is_double, const double *expected,
                            const double *tolerances, double tolerance, size_t n) {
     size_t bad = 0;

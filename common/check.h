@@ -36,6 +36,21 @@ cl_int oclt_poison_buffer(cl_command_queue queue, cl_mem buffer, size_t bytes);
  * outside it is wrong, not unlucky. */
 double oclt_sum_error_bound(double unit_roundoff, size_t chain, double sum_abs);
 
+/* Inputs for a sum whose check cannot hide a lost element: whole numbers in [lo, hi] with
+ * lo >= 1, stored as float or double. Every element is non-zero and of one sign, so dropping
+ * k elements moves the sum by at least k*lo; and as long as the exact total stays below
+ * 2^(significand bits) (2^24 for float, 2^53 for double), every partial sum is exactly
+ * representable, so ANY summation order gives the exact result. */
+void oclt_fill_float_whole(oclt_rng *rng, float *x, size_t n, int32_t lo, int32_t hi);
+void oclt_fill_double_whole(oclt_rng *rng, double *x, size_t n, int32_t lo, int32_t hi);
+
+/* The tolerance for a sum of whole-number inputs (above) in a type with `significand_bits`
+ * (24 float, 53 double): 0 while sum_abs < 2^significand_bits (every partial sum exact, so a
+ * single lost element fails), else oclt_sum_error_bound(2^-significand_bits, chain, sum_abs).
+ * With inputs in [lo, hi] the bound is below the loss of n/8 elements (n*lo/8 >= sum_abs*lo/
+ * (8*hi)) whenever gamma(chain) < lo/(8*hi): docs/correctness_tooling.md derives this. */
+double oclt_whole_sum_tolerance(int significand_bits, size_t chain, double sum_abs);
+
 /* Compare got[i] with expected[i]; |got - expected| <= tolerance[i] (or the single tolerance
  * when tolerances is NULL). NaN never passes. Prints the first few mismatches with their index
  * and returns how many there were. `what` names the output in messages. */

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "errors.h"
+#include "os.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,9 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 int oclt_usage_error(const oclt_cli_spec *spec, const char *format, ...) {
     va_list args;
@@ -140,12 +138,12 @@ static int parse_shape(const oclt_cli_spec *spec, const char *text, size_t shape
 /* A file we may create or append to: an existing writable regular file, or a new name in an
  * existing writable directory. Nothing is created here. */
 static int check_writable_path(const oclt_cli_spec *spec, const char *option, const char *path) {
-    struct stat st;
     if (path[0] == '\0') return oclt_usage_error(spec, "%s needs a file name", option);
-    if (stat(path, &st) == 0) {
-        if (!S_ISREG(st.st_mode))
+    const oclt_path_kind kind = oclt_os_path_kind(path);
+    if (kind != OCLT_PATH_MISSING) {
+        if (kind != OCLT_PATH_FILE)
             return oclt_usage_error(spec, "%s '%s' is not a regular file", option, path);
-        if (access(path, W_OK) != 0)
+        if (!oclt_os_writable(path))
             return oclt_usage_error(spec, "%s '%s' is not writable", option, path);
         return 0;
     }
@@ -161,9 +159,9 @@ static int check_writable_path(const oclt_cli_spec *spec, const char *option, co
         memcpy(dir, path, len);
         dir[len] = '\0';
     }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (oclt_os_path_kind(dir) != OCLT_PATH_DIRECTORY)
         return oclt_usage_error(spec, "%s '%s': directory '%s' does not exist", option, path, dir);
-    if (access(dir, W_OK) != 0)
+    if (!oclt_os_writable(dir))
         return oclt_usage_error(spec, "%s '%s': directory '%s' is not writable", option, path, dir);
     return 0;
 }
@@ -247,10 +245,14 @@ static void print_help(const oclt_cli_spec *spec) {
            "      --seed S         random seed for the inputs (default: new each run, printed)\n"
            "      --no-check       skip the comparison with the CPU reference\n"
            "      --csv FILE       append one row per variant: "
-           "chapter,variant,device,size,time_ms,figure,unit,check\n",
+           "chapter,variant,device,size,time_ms,figure,unit,check,e2e_ms\n",
            spec->default_reps);
     if (spec->extra_options & OCLT_OPT_TRACE)
         printf("      --trace FILE     write the profiled commands as Chrome trace-event JSON\n");
+    if (spec->extra_options & OCLT_OPT_TUNE)
+        printf("      --tune[=M]       search the tuning on this device and size, check every "
+               "candidate, cache the best\n"
+               "                       (M: quick, the default; wide; or N, at most N candidates)\n");
     printf("  -h, --help           this text\n\n"
            "Exit status: 0 all checks passed, 1 a check or OpenCL call failed, 2 usage error,\n"
            "77 skipped (no OpenCL device, or the device lacks a needed feature).\n"
@@ -265,10 +267,7 @@ static void print_variants(const oclt_cli_spec *spec) {
 }
 
 static uint64_t fresh_seed(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    uint64_t x = (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 20) ^ (uint64_t)getpid();
-    return x % 1000000007u; /* short enough to retype */
+    return oclt_os_entropy() % 1000000007u; /* short enough to retype */
 }
 
 enum {
@@ -283,7 +282,8 @@ enum {
     OPT_TYPE,
     OPT_LOCAL,
     OPT_OP,
-    OPT_TRACE
+    OPT_TRACE,
+    OPT_TUNE
 };
 
 int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oclt_options *opt) {
@@ -317,6 +317,8 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         longopts[n++] = (struct option){"op", required_argument, NULL, OPT_OP};
     if (spec->extra_options & OCLT_OPT_TRACE)
         longopts[n++] = (struct option){"trace", required_argument, NULL, OPT_TRACE};
+    if (spec->extra_options & OCLT_OPT_TUNE)
+        longopts[n++] = (struct option){"tune", optional_argument, NULL, OPT_TUNE};
     longopts[n] = (struct option){NULL, 0, NULL, 0};
 
     int seed_given = 0;
@@ -384,6 +386,21 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
             rc = check_writable_path(spec, "--trace", optarg);
             if (rc) return rc;
             opt->trace_path = optarg;
+            break;
+        case OPT_TUNE: /* --tune, --tune=quick, --tune=wide or --tune=N (at most N candidates) */
+            opt->tune = 1;
+            if (!optarg || strcmp(optarg, "quick") == 0) break;
+            if (strcmp(optarg, "wide") == 0) {
+                opt->tune = 2;
+                break;
+            }
+            rc = parse_u64(optarg, &number);
+            if (rc != 0 || number < 1 || number > 100000)
+                return oclt_usage_error(spec,
+                                        "--tune='%s': give quick, wide or a number of candidates "
+                                        "from 1 to 100000",
+                                        optarg);
+            opt->tune_limit = (int)number;
             break;
         case OPT_TYPE:
             opt->type = find_choice(spec->types, optarg);

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "device.h"
 #include "errors.h"
+#include "os.h"
 #include "program.h"
 #include "report.h"
 #include "timing.h"

@@ -1,10 +1,9 @@
 /* Timing: event profiling for device work, a monotonic clock for host work, medians. */
-#define _POSIX_C_SOURCE 200809L
 #include "timing.h"
 #include "errors.h"
 
 #include <stdlib.h>
-#include <time.h>
+#include "os.h"
 
 double oclt_event_ms(cl_event event) {
     cl_ulong start = 0, end = 0;
@@ -17,9 +16,7 @@ double oclt_event_ms(cl_event event) {
 }
 
 double oclt_now_ms(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)now.tv_sec * 1e3 + (double)now.tv_nsec * 1e-6;
+    return oclt_os_monotonic_ms();
 }
 
 static int compare_doubles(const void *a, const void *b) {

@@ -100,3 +100,36 @@ endfunction()
 
 # The leak checker library and its own tests (common.leakcheck_*).
 include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)
+
+# oclt_add_mutation_test(<test name> FILE <kernel.cl> FIND <text> REPLACE <text>
+#                        [OCCURRENCE n] [ORACLE check|oclgrind] [TIMEOUT s]
+#                        COMMAND <program> [args...])
+# Label "mutation": runs the program on a copy of this chapter's kernels in which one piece of
+# text is replaced (common/tests/mutate.py), and passes only when the break is caught: the
+# program's check FAILs (exit 1), or with ORACLE oclgrind, Oclgrind reports it. A mutant that
+# does not build, or text that is not found exactly where stated, fails the test: every mutant
+# must be a real, compiling bug. docs/correctness_tooling.md lists what the mutants cover.
+find_program(OCLT_PYTHON3_MUTATE python3)
+function(oclt_add_mutation_test name)
+  cmake_parse_arguments(ARG "" "FILE;FIND;REPLACE;OCCURRENCE;ORACLE;TIMEOUT" "COMMAND" ${ARGN})
+  if(NOT OCLT_PYTHON3_MUTATE)
+    return()
+  endif()
+  if(NOT ARG_OCCURRENCE)
+    set(ARG_OCCURRENCE 0)
+  endif()
+  if(NOT ARG_ORACLE)
+    set(ARG_ORACLE check)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${OCLT_PYTHON3_MUTATE} ${PROJECT_SOURCE_DIR}/common/tests/mutate.py
+                   --oracle ${ARG_ORACLE} --kernels ${CMAKE_CURRENT_SOURCE_DIR} --file ${ARG_FILE}
+                   --find ${ARG_FIND} --replace ${ARG_REPLACE} --occurrence ${ARG_OCCURRENCE}
+                   -- ${ARG_COMMAND}
+           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+  set_tests_properties(${name} PROPERTIES LABELS mutation SKIP_RETURN_CODE 77
+                                          TIMEOUT ${ARG_TIMEOUT})
+endfunction()

@@ -1,0 +1,30 @@
+/* The few operating-system calls the tutorial needs, in one place: a monotonic clock, a
+ * sleep, a seed from the clock, and what kind of file a path names. POSIX (Linux, macOS) is
+ * what CI builds and runs; the Windows branches follow the documented Win32 calls and are
+ * untried. Chapter code calls these instead of any OS header. */
+#ifndef OCLT_OS_H
+#define OCLT_OS_H
+
+#include <stdint.h>
+
+/* Milliseconds of a clock that never jumps (CLOCK_MONOTONIC), for host-side timing. */
+double oclt_os_monotonic_ms(void);
+
+/* Sleeps for about `ms` milliseconds (at least that long, or until a signal). */
+void oclt_os_sleep_ms(double ms);
+
+/* A number that differs between runs (wall clock and process id), for a fresh seed. */
+uint64_t oclt_os_entropy(void);
+
+typedef enum {
+    OCLT_PATH_MISSING,
+    OCLT_PATH_FILE,
+    OCLT_PATH_DIRECTORY,
+    OCLT_PATH_OTHER
+} oclt_path_kind;
+
+/* What `path` names, and whether this process may write to it. */
+oclt_path_kind oclt_os_path_kind(const char *path);
+int oclt_os_writable(const char *path);
+
+#endif
