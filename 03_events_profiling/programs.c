@@ -1,4 +1,4 @@
-/* Chapter 03, part 4: programs.
+/* Chapter 03: programs.
  *   binaries      three ways to an executable program: from source, from a saved binary, and
  *                 compiled + linked from two source units; a damaged binary is refused;
  *   enqueue_task  clEnqueueTask, the 1.x way to run a single work-item.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- 11. binaries ------------------------------------------------------------------------------
+/* ---- binaries ------------------------------------------------------------------------------
  * clBuildProgram compiles OpenCL C at run time, and a large program takes seconds. Three ways to
  * an executable program:
  *   from source        clCreateProgramWithSource + clBuildProgram, as every chapter does;
@@ -307,8 +307,7 @@ release_buffers:
     if (y_buf) clReleaseMemObject(y_buf);
     clReleaseMemObject(x_buf);
 release_queue:
-    clFinish(queue);
-    clReleaseCommandQueue(queue);
+    finish_and_release(queue);
 release_host:
     free(x);
     for (int i = 0; i < 3; ++i) free(y[i]);
@@ -326,7 +325,7 @@ release_host:
                        link_status, "host ms: 2 x clCompileProgram + clLinkProgram");
 }
 
-/* ---- 12. enqueue_task --------------------------------------------------------------------------
+/* ---- enqueue_task --------------------------------------------------------------------------
  * clEnqueueTask(queue, kernel, ...) runs a kernel as one work-item: the same as an NDRange of
  * global size 1 and local size 1, which is what OpenCL 2.0 says to use instead when it
  * deprecated the call. It is still in the 3.0 API (as deprecated; this project compiles with
@@ -344,19 +343,15 @@ void scenario_enqueue_task(lesson *L) {
     oclt_status status = OCLT_FAIL;
     double task_ms = -1.0, ndrange_ms = -1.0;
     size_t failures = 0;
-    int track = 0;
-    int32_t *x = random_ints(L, n), *y = malloc(bytes), *expected = malloc(bytes);
-    cl_command_queue queue = NULL;
-    cl_kernel kernel = NULL;
-    cl_mem x_buf = NULL, y_buf = NULL;
+    int32_t *expected = malloc(bytes);
+    chain_setup c = {0};
     cl_event ev[2] = {NULL, NULL};
-    cl_int err = CL_SUCCESS;
-    if (!x || !y || !expected) {
-        fprintf(stderr, "  out of host memory\n");
-        goto release_host;
-    }
+    if (!expected) fprintf(stderr, "  out of host memory\n");
+    if (!expected || chain_open(L, &c, L->dev->context, L->program, "serial_scan", n,
+                                L->trace_device, "enqueue_task"))
+        goto release;
     int32_t sum = 0;
-    for (size_t i = 0; i < n; ++i) expected[i] = sum += x[i]; /* |sum| <= 16384 * 1000 */
+    for (size_t i = 0; i < n; ++i) expected[i] = sum += c.x[i]; /* |sum| <= 16384 * 1000 */
     printf("    clEnqueueTask: OpenCL 1.x, deprecated by 2.0; this platform is OpenCL %d.%d, the "
            "device %d.%d%s\n",
            L->dev->platform_version / 100, L->dev->platform_version % 100 / 10,
@@ -364,36 +359,29 @@ void scenario_enqueue_task(lesson *L) {
            L->dev->platform_version >= 200 ? ": still callable, use an NDRange of 1 in new code"
                                            : "");
     if (n < L->n) printf("    (the serial scan runs on the first %zu elements)\n", n);
-    if (!(queue = lesson_queue(L, L->dev->context, L->dev->device, 0, L->trace_device,
-                               "enqueue_task", &track)))
-        goto release_host;
-    if (!(kernel = oclt_create_kernel(L->program, "serial_scan"))) goto release_queue;
-    x_buf =
-        clCreateBuffer(L->dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, x, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(x)")) goto release_kernel;
-    y_buf = clCreateBuffer(L->dev->context, CL_MEM_WRITE_ONLY, bytes, NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(y)")) goto release_buffers;
-    if (OCLT_ARG(kernel, 0, x_buf) || OCLT_ARG(kernel, 1, y_buf) || OCLT_ARG(kernel, 2, n32))
-        goto release_buffers;
+    if (OCLT_CHECK(clEnqueueWriteBuffer(c.queue, c.x_buf, CL_TRUE, 0, bytes, c.x, 0, NULL, NULL)) ||
+        OCLT_ARG(c.kernel, 0, c.x_buf) || OCLT_ARG(c.kernel, 1, c.y_buf) ||
+        OCLT_ARG(c.kernel, 2, n32))
+        goto release;
     const size_t one = 1;
     for (int way = 0; way < 2; ++way) {
-        if (oclt_poison_buffer(queue, y_buf, bytes)) goto release_events;
-        oclt_poison_host(y, bytes);
-        err = way == 0 ? OCLT_CHECK(clEnqueueTask(queue, kernel, 0, NULL, &ev[way]))
-                       : oclt_enqueue_kernel(queue, kernel, 1, &one, &one, 0, NULL, &ev[way],
-                                             "serial_scan (NDRange of 1)");
-        if (err ||
-            OCLT_CHECK(clEnqueueReadBuffer(queue, y_buf, CL_TRUE, 0, bytes, y, 1, &ev[way], NULL)))
-            goto release_events;
+        if (oclt_poison_buffer(c.queue, c.y_buf, bytes)) goto release;
+        oclt_poison_host(c.y, bytes);
+        cl_int err = way == 0 ? OCLT_CHECK(clEnqueueTask(c.queue, c.kernel, 0, NULL, &ev[way]))
+                              : oclt_enqueue_kernel(c.queue, c.kernel, 1, &one, &one, 0, NULL,
+                                                    &ev[way], "serial_scan (NDRange of 1)");
+        if (err || OCLT_CHECK(clEnqueueReadBuffer(c.queue, c.y_buf, CL_TRUE, 0, bytes, c.y, 1,
+                                                  &ev[way], NULL)))
+            goto release;
         if (L->opt->check)
-            failures += oclt_compare_int(way == 0 ? "y (clEnqueueTask)" : "y (NDRange of 1)", y,
+            failures += oclt_compare_int(way == 0 ? "y (clEnqueueTask)" : "y (NDRange of 1)", c.y,
                                          expected, n);
         if (L->profiling) {
             double ms = oclt_event_ms(ev[way]);
-            if (ms < 0.0 || lesson_trace(L, ev[way], track,
+            if (ms < 0.0 || lesson_trace(L, ev[way], c.track,
                                          way == 0 ? "serial_scan (task)" : "serial_scan (1 item)",
                                          way == 0 ? 'T' : 'N'))
-                goto release_events;
+                goto release;
             *(way == 0 ? &task_ms : &ndrange_ms) = ms;
         }
     }
@@ -401,20 +389,9 @@ void scenario_enqueue_task(lesson *L) {
         printf("    serial scan of %zu ints: clEnqueueTask %.3f ms, NDRange of 1 %.3f ms\n", n,
                task_ms, ndrange_ms);
     status = verdict(L, failures);
-release_events:
-    for (int way = 0; way < 2; ++way)
-        if (ev[way]) clReleaseEvent(ev[way]);
-release_buffers:
-    if (y_buf) clReleaseMemObject(y_buf);
-    clReleaseMemObject(x_buf);
-release_kernel:
-    clReleaseKernel(kernel);
-release_queue:
-    clFinish(queue);
-    clReleaseCommandQueue(queue);
-release_host:
-    free(x);
-    free(y);
+release:
+    release_events(ev, 2);
+    chain_close(&c);
     free(expected);
     oclt_report_result(L->report, "enqueue_task", size_text, task_ms, -1.0, NULL, status,
                        "device ms of clEnqueueTask; the NDRange of 1 gave the same");

@@ -40,7 +40,7 @@ for bin in "$build"/bin/0*; do
             03_events_profiling/coarse_fine_sync)
                 expect_row "$chapter" coarse_sync; expect_row "$chapter" fine_sync ;;
             03_events_profiling/overlap)
-                for m in overlap_serial overlap_pipelined overlap_fraction; do
+                for m in overlap_serial overlap_pipelined; do
                     expect_row "$chapter" "$m"
                 done ;;
             03_events_profiling/binaries)

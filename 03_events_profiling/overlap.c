@@ -1,7 +1,4 @@
-/* Chapter 03, part 2: what the execution model costs.
- *   launch_latency  the fixed price of one kernel launch, measured the way clpeak does;
- *   overlap         hiding transfers behind kernels: chunks, three queues, events.
- */
+/* Chapter 03: overlap, hiding transfers behind kernels: chunks, three queues, events. */
 #define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
@@ -11,114 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- 7. launch_latency ------------------------------------------------------------------------
- * An empty kernel of one work-item: whatever its launch costs is overhead. clpeak's "kernel
- * launch latency" (clpeak --kernel-latency) launches a kernel, calls clFinish, and takes
- * CL_PROFILING_COMMAND_START - CL_PROFILING_COMMAND_QUEUED: the time from the enqueue to the
- * start of execution, the kernel's own run time excluded, averaged over its launches. This
- * loop is the same, so the two numbers compare; it reports the median (robust against the
- * odd slow launch) beside the mean (clpeak's statistic), and two more views of a launch:
- *   run        END - START, what an empty kernel costs on the device itself;
- *   round trip the host's clock around enqueue + clFinish, what a program that waits for
- *              each launch pays (recent clpeak versions report it too). */
-
-/* Launches per --reps: 1000 with the default --reps 5. */
-#define LAUNCHES_PER_REP 200
-
-static double mean(const double *values, size_t n) {
-    double sum = 0.0;
-    for (size_t i = 0; i < n; ++i) sum += values[i];
-    return n ? sum / (double)n : 0.0;
-}
-
-void scenario_launch_latency(lesson *L) {
-    const size_t launches = (size_t)L->opt->reps * LAUNCHES_PER_REP;
-    char size_text[32];
-    snprintf(size_text, sizeof size_text, "%zu", launches);
-    if (!L->profiling) {
-        oclt_report_result(L->report, "launch_latency", size_text, -1.0, -1.0, "us", OCLT_SKIP,
-                           "the device does not offer profiling queues");
-        return;
-    }
-    oclt_status status = OCLT_FAIL;
-    double dispatch_median = -1.0, dispatch_mean = -1.0, run_median = -1.0, roundtrip_median = -1.0;
-    size_t failures = 0;
-    int track = 0;
-    double *dispatch = malloc(3 * launches * sizeof *dispatch);
-    double *run = dispatch + launches, *roundtrip = dispatch + 2 * launches;
-    cl_command_queue queue = NULL;
-    cl_kernel kernel = NULL;
-    if (!dispatch) {
-        fprintf(stderr, "  out of host memory\n");
-        goto release_host;
-    }
-    if (!(queue = lesson_queue(L, L->dev->context, L->dev->device, 0, L->trace_device,
-                               "launch latency", &track)))
-        goto release_host;
-    if (!(kernel = oclt_create_kernel(L->program, "empty"))) goto release_queue;
-    const size_t one = 1;
-    /* Warm-up, as clpeak: the first launches pay for one-time work (code upload, queues). */
-    for (int i = 0; i < 2; ++i)
-        if (oclt_enqueue_kernel(queue, kernel, 1, &one, &one, 0, NULL, NULL, "empty (warm-up)"))
-            goto release_kernel;
-    if (OCLT_CHECK(clFinish(queue))) goto release_kernel;
-
-    for (size_t i = 0; i < launches; ++i) {
-        cl_event done = NULL;
-        cl_ulong s[4];
-        double start = oclt_now_ms();
-        if (oclt_enqueue_kernel(queue, kernel, 1, &one, &one, 0, NULL, &done, "empty") ||
-            OCLT_CHECK(clFinish(queue))) {
-            if (done) clReleaseEvent(done);
-            goto release_kernel;
-        }
-        roundtrip[i] = (oclt_now_ms() - start) * 1e3;
-        cl_int state = execution_status(done);
-        cl_int err = profiling_stamps(done, s);
-        if (!err) err = lesson_trace(L, done, track, "empty", 'e');
-        clReleaseEvent(done);
-        if (err) goto release_kernel;
-        if (state != CL_COMPLETE || !(s[0] <= s[1] && s[1] <= s[2] && s[2] <= s[3])) {
-            if (failures++ < 3)
-                fprintf(stderr, "  launch %zu: state %s, timestamps %llu %llu %llu %llu\n", i,
-                        oclt_execution_status_name(state), (unsigned long long)s[0],
-                        (unsigned long long)s[1], (unsigned long long)s[2],
-                        (unsigned long long)s[3]);
-        }
-        dispatch[i] = stamp_us(s[2], s[0]);
-        run[i] = stamp_us(s[3], s[2]);
-    }
-    dispatch_mean = mean(dispatch, launches);
-    dispatch_median = oclt_median(dispatch, launches);
-    run_median = oclt_median(run, launches);
-    roundtrip_median = oclt_median(roundtrip, launches);
-    printf("    %zu launches of an empty kernel, each followed by clFinish:\n", launches);
-    printf("      QUEUED -> START   median %8.2f us   mean %8.2f us   (clpeak's definition; it "
-           "reports the mean)\n",
-           dispatch_median, dispatch_mean);
-    printf("      START  -> END     median %8.2f us                       (the empty kernel "
-           "on the device)\n",
-           run_median);
-    printf("      enqueue + finish  median %8.2f us                       (host round trip)\n",
-           roundtrip_median);
-    printf("      compare: clpeak --kernel-latency on the same device\n");
-    status = failures ? OCLT_FAIL : OCLT_PASS; /* event states and timestamp order */
-release_kernel:
-    clReleaseKernel(kernel);
-release_queue:
-    clFinish(queue);
-    clReleaseCommandQueue(queue);
-release_host:
-    free(dispatch);
-    oclt_report_result(L->report, "launch_latency", size_text, -1.0, dispatch_median, "us", status,
-                       "QUEUED->START, median; size = launches");
-    oclt_report_result(L->report, "launch_run", size_text, -1.0, run_median, "us", status,
-                       "START->END of the empty kernel, median");
-    oclt_report_result(L->report, "launch_roundtrip", size_text, -1.0, roundtrip_median, "us",
-                       status, "host clock around enqueue + clFinish, median");
-}
-
-/* ---- 8. overlap ---------------------------------------------------------------------------------
+/* ---- overlap ---------------------------------------------------------------------------------
  * A GPU has copy engines beside its compute units, so a transfer and a kernel can run at the
  * same time, if nothing orders them: they must be in different queues (or one out-of-order
  * queue). Cut the data into chunks, give uploads, kernels and downloads a queue each, and
@@ -130,11 +20,11 @@ release_host:
  * The serial run enqueues the same commands on one in-order queue. The sum of its commands'
  * durations is what the work costs without overlap; the pipeline's total, first START to last
  * END, is what it costs with. overlap = 1 - pipelined / serial sum: 0 when nothing overlapped,
- * up to 1 - (chunks + 2) / (3 * chunks) when the three stages are equal. A CPU device does its
- * "transfers" with the same cores that run kernels, and may show none.
- * Transfers run asynchronously only from pinned (page-locked) host memory: a buffer made with
- * CL_MEM_ALLOC_HOST_PTR and mapped is the portable way to get some (chapter 02). Each chunk has
- * buffers of its own, so no buffer is ever used by two commands at the same time. */
+ * negative when the pipeline cost more than it hid, up to 1 - (chunks + 2) / (3 * chunks) when the
+ * three stages are equal. A CPU device does its "transfers" with the same cores that run kernels,
+ * and may show none. Transfers run asynchronously only from pinned (page-locked) host memory: a
+ * buffer made with CL_MEM_ALLOC_HOST_PTR and mapped is the portable way to get some (chapter 02).
+ * Each chunk has buffers of its own, so no buffer is ever used by two commands at the same time. */
 
 /* Pipeline depth: the data is cut into this many chunks (fewer if --size is smaller). */
 #define OVERLAP_CHUNKS   8
@@ -313,9 +203,9 @@ void scenario_overlap(lesson *L) {
         report_skip(L, "overlap", "the device does not offer profiling queues");
         return;
     }
-    oclt_status status = OCLT_FAIL;
-    double serial_sum = -1.0, serial_span = -1.0, pipelined = -1.0, fraction = -1.0;
-    size_t failures = 0, trace_marks[4] = {0, 0, 0, 0};
+    oclt_status status[2] = {OCLT_FAIL, OCLT_FAIL}; /* the check of y: serial, pipelined */
+    double serial_sum = -1.0, serial_span = -1.0, pipelined = -1.0;
+    size_t failures[2] = {0, 0}, trace_marks[4] = {0, 0, 0, 0};
     pipeline p;
     memset(&p, 0, sizeof p);
     p.L = L;
@@ -377,9 +267,9 @@ void scenario_overlap(lesson *L) {
                     goto release_chunks;
             oclt_poison_host(p.y_host, bytes);
             if (r == reps - 1) trace_marks[2 * piped] = L->trace.count;
-            if (piped ? run_pipelined(&p, ev) : run_serial(&p, ev)) goto release_events;
+            if (piped ? run_pipelined(&p, ev) : run_serial(&p, ev)) goto release_ev;
             double sum = 0.0, span = 0.0;
-            if (command_times(ev, 3 * p.chunks, &sum, &span)) goto release_events;
+            if (command_times(ev, 3 * p.chunks, &sum, &span)) goto release_ev;
             if (r >= 0) {
                 if (piped) {
                     times[2 * reps + r] = span;
@@ -387,24 +277,26 @@ void scenario_overlap(lesson *L) {
                     times[r] = sum;
                     times[reps + r] = span;
                 }
-                if (trace_pipeline(&p, ev, piped)) goto release_events;
+                if (trace_pipeline(&p, ev, piped)) goto release_ev;
             }
             if (r == reps - 1) trace_marks[2 * piped + 1] = L->trace.count;
-            failures += check_relax(L, piped ? "y (pipelined)" : "y (serial)", p.x_host, p.y_host,
-                                    n, p.steps);
-            for (size_t i = 0; i < 3 * p.chunks; ++i) {
-                clReleaseEvent(ev[i]);
-                ev[i] = NULL;
-            }
+            failures[piped] += check_relax(L, piped ? "y (pipelined)" : "y (serial)", p.x_host,
+                                           p.y_host, n, p.steps);
+            release_events(ev, 3 * p.chunks);
         }
     }
     serial_sum = oclt_median(times, (size_t)reps);
     serial_span = oclt_median(times + reps, (size_t)reps);
     pipelined = oclt_median(times + 2 * reps, (size_t)reps);
-    fraction = 1.0 - pipelined / serial_sum;
+    /* Negative when the pipeline took longer than the serial commands added up: the extra
+     * queues, events and smaller transfers cost more than the overlap hid. */
+    const double overlap = 1.0 - pipelined / serial_sum;
     printf("    median of %d: serial run %.3f ms (sum of its commands %.3f ms), pipelined "
-           "%.3f ms -> overlap %.1f%%\n",
-           reps, serial_span, serial_sum, pipelined, 100.0 * fraction);
+           "%.3f ms -> overlap %.1f%% (1 - pipelined / serial sum)\n",
+           reps, serial_span, serial_sum, pipelined, 100.0 * overlap);
+    if (overlap < 0.0)
+        printf("    negative: the pipeline cost more than it hid (more commands, more events, "
+               "queues waiting on each other; a CPU device copies with the cores that compute)\n");
     if (L->trace.count > 0) {
         printf("    last serial run:\n");
         trace_print_ascii(&L->trace, trace_marks[0], trace_marks[1], 72);
@@ -412,10 +304,10 @@ void scenario_overlap(lesson *L) {
                "chunk):\n");
         trace_print_ascii(&L->trace, trace_marks[2], trace_marks[3], 72);
     }
-    status = verdict(L, failures);
-release_events:
-    for (size_t i = 0; i < 3 * p.chunks; ++i)
-        if (ev[i]) clReleaseEvent(ev[i]);
+    status[0] = verdict(L, failures[0]);
+    status[1] = verdict(L, failures[1]);
+release_ev:
+    release_events(ev, 3 * p.chunks);
 release_chunks:
     for (size_t c = 0; c < p.chunks; ++c) {
         if (p.x_chunk[c]) clReleaseMemObject(p.x_chunk[c]);
@@ -425,10 +317,10 @@ release_chunks:
     clFinish(p.compute);
     clFinish(p.download);
     if (OCLT_CHECK(clEnqueueUnmapMemObject(p.serial, y_pinned, p.y_host, 0, NULL, NULL)))
-        status = OCLT_FAIL;
+        status[0] = status[1] = OCLT_FAIL;
 release_mapped:
     if (OCLT_CHECK(clEnqueueUnmapMemObject(p.serial, x_pinned, p.x_host, 0, NULL, NULL)))
-        status = OCLT_FAIL;
+        status[0] = status[1] = OCLT_FAIL;
     clFinish(p.serial);
 release_pinned:
     if (y_pinned) clReleaseMemObject(y_pinned);
@@ -443,19 +335,11 @@ release_queues:
 release_host:
     free(times);
     free(ev);
-    oclt_report_result(L->report, "overlap_serial", L->size_text, serial_sum, -1.0, NULL, status,
+    /* PASS and FAIL are the check of y; the times and the ratio are measurements. */
+    oclt_report_result(L->report, "overlap_serial", L->size_text, serial_sum, -1.0, NULL, status[0],
                        "sum of the serial run's command durations (device ms)");
-    oclt_report_result(L->report, "overlap_pipelined", L->size_text, pipelined, -1.0, NULL, status,
-                       "first START to last END over three queues (device ms)");
-    /* A negative overlap (the pipeline cost more than it hid) is reported as 0 %, with the
-     * measured value in the note. */
-    char note[96];
-    snprintf(note, sizeof note, "1 - pipelined / serial sum = %.1f%%%s", 100.0 * fraction,
-             fraction < 0.0 ? ": no overlap, the pipeline cost more than it hid" : "");
-    const int measured = pipelined > 0.0 && serial_sum > 0.0;
-    oclt_report_result(L->report, "overlap_fraction", L->size_text, -1.0,
-                       !measured        ? -1.0
-                       : fraction < 0.0 ? 0.0
-                                        : 100.0 * fraction,
-                       "%", status, measured ? note : NULL);
+    oclt_report_result(L->report, "overlap_pipelined", L->size_text, pipelined,
+                       pipelined > 0.0 && serial_sum > 0.0 ? serial_sum / pipelined : -1.0, "x",
+                       status[1],
+                       "first START to last END over three queues; x = serial sum / this");
 }
