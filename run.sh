@@ -4,12 +4,18 @@
 #   (or the one chosen with -p/-d, passed on to every chapter with any other option), and ends
 #   with a one-screen summary.
 # ./run.sh --build-only      install what is missing and build; run nothing (test.sh uses it)
+# ./run.sh --pocl6 [chapter 06 options]
+#   Runs chapter 06 on PoCL 6.0 (sub-groups, work-group collectives), in the Debian 13 chroot
+#   that CI uses (.ci/pocl6-chroot.sh): made once (about a minute and 1.3 GB of disk, needs
+#   root or sudo and debootstrap), then reused. ./test.sh --pocl6 runs chapter 06's tests there.
 # Environment: OCLT_CMAKE_ARGS (extra cmake arguments, e.g. -DOCLT_WERROR=ON),
-#              OCLT_NO_INSTALL=1 (never call the package manager).
+#              OCLT_NO_INSTALL=1 (never call the package manager),
+#              OCLT_CHROOT (where --pocl6 keeps its chroot; default
+#              /var/cache/opencl-tutorial/trixie).
 set -u
 cd "$(dirname "$0")" || exit 1
 
-chapters=(01_platform_query 02_buffers_mapping 03_events_profiling
+chapters=(01_first_program 01_platform_query 02_buffers_mapping 03_events_profiling
           04_reduction_naive_to_cascade 05_matmul_tiled_vector 06_subgroup_builtin)
 
 say() { printf '[run.sh] %s\n' "$*"; }
@@ -85,6 +91,90 @@ install_missing() {
         say "apt-get failed for optional packages (${missing[*]}); going on without them"
     fi
     return 0
+}
+
+# Libraries that chapters use when present (chapter 05's CLBlast and OpenBLAS baselines):
+# installed one at a time when possible; a failure only makes their rows SKIP.
+have_library() {
+    case $1 in
+        libclblast-dev) any_exists /usr/include/clblast.h /usr/local/include/clblast.h ;;
+        libopenblas-dev)
+            any_exists /usr/lib/*/libopenblas.so /usr/lib/*/openblas*/libopenblas.so \
+                /usr/lib64/libopenblas.so /usr/local/lib/libopenblas.so ;;
+    esac
+}
+
+install_optional_libraries() {
+    local pkg missing=() sudo=""
+    for pkg in libclblast-dev libopenblas-dev; do have_library "$pkg" || missing+=("$pkg"); done
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "optional libraries present: libclblast-dev, libopenblas-dev"
+        return 0
+    fi
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
+    if [ "${OCLT_NO_INSTALL:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1 ||
+       { [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; }; then
+        say "optional libraries not installed: ${missing[*]} (cannot install here; chapter" \
+            "05's library rows will SKIP)"
+        return 0
+    fi
+    say "installing optional libraries with apt-get: ${missing[*]}"
+    $sudo apt-get update -qq >/dev/null 2>&1
+    for pkg in "${missing[@]}"; do
+        if DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+            "$pkg" >/dev/null 2>&1; then
+            say "installed $pkg"
+        else
+            say "could not install $pkg (optional: chapter 05's row for it will SKIP)"
+        fi
+    done
+    return 0
+}
+
+# ---- --pocl6: chapter 06 on PoCL 6.0 in the Debian 13 chroot CI uses ------------------------
+# pocl6 program|tests ARGS...: checks what the chroot needs (one line and exit 1 when it cannot
+# be had), then runs .ci/pocl6-chroot.sh, through sudo when not root.
+pocl6() {
+    local mode=$1 root=${OCLT_CHROOT:-/var/cache/opencl-tutorial/trixie} sudo="" status
+    shift
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || {
+            say "--pocl6 needs root or sudo (it makes and enters a chroot); neither is available"
+            return 1
+        }
+        sudo="sudo"
+    fi
+    if [ -f "$root/.ready" ]; then
+        say "--pocl6: PoCL 6.0 chroot ready in $root; building chapter 06 there (under a minute)"
+    else
+        if ! command -v debootstrap >/dev/null 2>&1 && ! command -v apt-get >/dev/null 2>&1; then
+            say "--pocl6 needs debootstrap, which is not installed and cannot be installed" \
+                "here (no apt-get)"
+            return 1
+        fi
+        local parent free_kb
+        parent=$(dirname "$root")
+        while [ ! -d "$parent" ]; do parent=$(dirname "$parent"); done
+        free_kb=$(df -Pk "$parent" 2>/dev/null | awk 'NR == 2 { print $4 }')
+        if [ -n "$free_kb" ] && [ "$free_kb" -lt 1600000 ]; then
+            say "--pocl6 needs about 1.3 GB of disk in $parent; only $((free_kb / 1024)) MB free"
+            return 1
+        fi
+        say "--pocl6: making the PoCL 6.0 chroot in $root, once: about a minute and 1.3 GB" \
+            "of disk (later runs reuse it; delete the folder to reclaim the space)"
+    fi
+    if [ "$mode" = program ]; then
+        $sudo env "OCLT_CHROOT=$root" bash .ci/pocl6-chroot.sh --program 06_subgroup_builtin "$@"
+    else
+        [ $# -gt 0 ] || set -- -L ch06
+        $sudo env "OCLT_CHROOT=$root" bash .ci/pocl6-chroot.sh "$@"
+    fi
+    status=$?
+    if [ $status -eq 77 ]; then
+        say "--pocl6 could not set up PoCL 6.0 here (the reason is on the line above)"
+        return 1
+    fi
+    return $status
 }
 
 # ---- 2. Configure and build ---------------------------------------------------------------
@@ -164,6 +254,18 @@ run_chapters() {
         fi
         echo
         echo "================================ $ch ================================"
+        if [ "$ch" = 01_first_program ]; then
+            # The raw first program takes only --size and --seed, and writes no CSV.
+            "build/bin/$ch"
+            status=$?
+            case $status in
+                0) summary+=("$ch	vector_add	PASS	") ;;
+                77) summary+=("$ch	-	SKIP	(no OpenCL platform)") ;;
+                *) failures=$((failures + 1))
+                   summary+=("$ch	(program)	FAIL	exit status $status") ;;
+            esac
+            continue
+        fi
         "build/bin/$ch" --csv "$csv" "$@"
         status=$?
         local rows
@@ -190,11 +292,13 @@ run_chapters() {
 }
 
 build_only=0
-if [ "${1:-}" = "--build-only" ]; then
-    build_only=1
-    shift
-fi
+case ${1:-} in
+    --build-only) build_only=1; shift ;;
+    --pocl6) shift; pocl6 program "$@"; exit $? ;;
+    --pocl6-tests) shift; pocl6 tests "$@"; exit $? ;; # ./test.sh --pocl6
+esac
 install_missing || exit 1
+install_optional_libraries
 build || exit 1
 [ $build_only -eq 1 ] && exit 0
 run_chapters "$@"

@@ -5,8 +5,14 @@
 #     ./test.sh                     everything
 #     ./test.sh -L ch04             one chapter's tests (labels: ch01..ch06, usage, oclgrind)
 #     ./test.sh -R reduce6          tests whose name matches a regex
+#     ./test.sh --pocl6 [args]      chapter 06's tests (or these ctest arguments) on PoCL 6.0,
+#                                   in the Debian 13 chroot CI uses (see ./run.sh --pocl6)
 set -u
 cd "$(dirname "$0")" || exit 1
+if [ "${1:-}" = "--pocl6" ]; then
+    shift
+    exec ./run.sh --pocl6-tests "$@"
+fi
 ./run.sh --build-only || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j "$jobs" "$@"

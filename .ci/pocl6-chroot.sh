@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
 # .ci/pocl6-chroot.sh [ctest arguments...]
+# .ci/pocl6-chroot.sh --program NAME [program arguments...]
 #
 # Runs the test suite on a second OpenCL implementation: PoCL 6.0 from Debian 13 (trixie),
 # which has sub-groups and work-group collective functions (Debian 12's PoCL 3.1 has neither).
 # The chroot is made once with debootstrap (about a minute and 1.3 GB) and cached in
 # $OCLT_CHROOT (default /var/cache/opencl-tutorial/trixie) for later runs on the same machine.
-# CI runs this from .ci/run; a user's ./test.sh does not.
+# CI runs this from .ci/run; learners through ./run.sh --pocl6 (--program 06_subgroup_builtin:
+# builds only that program and runs it with the given arguments) and ./test.sh --pocl6.
 #
-# Exit status: 0 passed, 1 failed, 77 skipped (not root, no debootstrap, archive unreachable).
+# Exit status: 0 passed, 1 failed, 77 skipped (not root, no debootstrap, archive unreachable);
+# with --program, the program's own exit status (1 also when the build fails).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${OCLT_CHROOT:-/var/cache/opencl-tutorial/trixie}
 packages="pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clinfo cmake gcc libc6-dev make"
+
+program=""
+if [ "${1:-}" = "--program" ]; then
+    program=${2:?--program needs a program name}
+    shift 2
+fi
 
 say() { printf '[pocl6-chroot] %s\n' "$*"; }
 skip() { say "SKIPPED: $*"; exit 77; }
@@ -23,10 +32,14 @@ mkdir -p "$(dirname "$root")"
 exec 9>"$root.lock"
 flock 9
 
+# The host's Debian mirror when the host is Debian (an Ubuntu mirror has no trixie).
 mirror=""
+debian_host=0
+grep -qs '^ID=debian' /etc/os-release && debian_host=1
 sources=/etc/apt/sources.list.d/debian.sources
+[ $debian_host -eq 1 ] || sources=/nonexistent
 [ -f "$sources" ] && mirror=$(awk '$1 == "URIs:" { print $2; exit }' "$sources")
-if [ -z "$mirror" ] && [ -f /etc/apt/sources.list ]; then
+if [ -z "$mirror" ] && [ $debian_host -eq 1 ] && [ -f /etc/apt/sources.list ]; then
     mirror=$(awk '$1 == "deb" && $2 !~ /security/ { print $2; exit }' /etc/apt/sources.list)
 fi
 mirror=${mirror:-http://deb.debian.org/debian}
@@ -65,14 +78,19 @@ if [ ! -f "$root/.ready" ]; then
     build="$root.partial"
     rm -rf "$build"
     mkdir -p "$(dirname "$root")"
-    say "creating a Debian trixie chroot in $root from $mirror (about a minute)"
-    if ! debootstrap --variant=minbase trixie "$build" "$mirror" >"$build.log" 2>&1; then
+    say "step 1/3: creating a Debian trixie chroot in $root from $mirror (about a minute" \
+        "and 1.3 GB, once)"
+    keyring=()
+    [ -f /usr/share/keyrings/debian-archive-keyring.gpg ] &&
+        keyring=(--keyring=/usr/share/keyrings/debian-archive-keyring.gpg)
+    if ! debootstrap "${keyring[@]}" --variant=minbase trixie "$build" "$mirror" \
+        >"$build.log" 2>&1; then
         tail -n 5 "$build.log"
         rm -rf "$build"
         skip "debootstrap failed (is the Debian archive reachable?)"
     fi
     mount_system "$build"
-    say "installing $packages in the chroot"
+    say "step 2/3: installing $packages in the chroot"
     if ! chroot "$build" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
             apt-get install -y -qq --no-install-recommends $packages" >>"$build.log" 2>&1; then
         tail -n 5 "$build.log"
@@ -93,6 +111,18 @@ say "$(chroot "$root" sh -c 'clinfo -l 2>/dev/null | tr -s " " | tr "\n" " "')"
 # make would take for "up to date": build from scratch (under a minute). PoCL's kernel cache
 # lives in the chroot too and is kept, so repeated runs on this machine start warm.
 rm -rf "$root/build"
+if [ -n "$program" ]; then
+    say "building $program from $here and running it on PoCL 6"
+    # shellcheck disable=SC2016 # $(nproc) and "$@" expand inside the chroot
+    chroot "$root" sh -c '
+        program=$1
+        shift
+        cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release >/build.log 2>&1 &&
+        cmake --build /build --target "$program" -j "$(nproc)" >>/build.log 2>&1 ||
+            { tail -n 40 /build.log; echo "[pocl6-chroot] FAIL: the build failed"; exit 1; }
+        "/build/bin/$program" "$@"' sh "$program" "$@"
+    exit $?
+fi
 # shellcheck disable=SC2016 # $(nproc) and "$@" expand inside the chroot
 chroot "$root" env OCLT_REQUIRE_SUBGROUPS=1 sh -c '
     start=$(date +%s)

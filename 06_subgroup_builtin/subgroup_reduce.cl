@@ -1,63 +1,50 @@
-/* Chapter 06: one reduction, five ways of combining the values of a work-group.
+/* Chapter 06: one reduction, several ways of combining the values of a work-group.
  *
- * main.c prepends the operation and the type (as the Khronos SDK reduce sample does), e.g.
- *   #define T float / TV float4 / AS_T as_float
- *   #define OP(a, b) ((a) + (b))      an associative, commutative operation that also works
- *   #define IDENTITY 0.0f             lane by lane on vectors, and its identity element
- *   #define WORK_GROUP_REDUCE work_group_reduce_add, SUB_GROUP_REDUCE sub_group_reduce_add
- * and passes the tuning as -D options:
- *   VARIANT_<NAME>   the one kernel to compile: the others (and the features they need) never
+ * main.c writes the operation and the type in front of this file (as the Khronos SDK reduce
+ * sample does), for example for --op sum --type float:
+ *   #define T float                 the element type
+ *   #define TV float4               T with VEC lanes (T itself when VEC is 1)
+ *   #define AS_T as_float           reinterprets 32 bits as T
+ *   #define OP(a, b) ((a) + (b))    associative and commutative, also lane by lane on TV
+ *   #define IDENTITY 0.0f           OP(IDENTITY, x) == x
+ *   #define WORK_GROUP_REDUCE work_group_reduce_add
+ *   #define SUB_GROUP_REDUCE sub_group_reduce_add
+ * and passes the shape as -D options:
+ *   VARIANT_<NAME>   the one kernel to compile; the others (and the features they need) never
  *                    reach the compiler
- *   LOCAL_SIZE       work-items per work-group, a power of two; launches must use exactly this
- *   VEC              elements per load: 1, 2, 4, 8 or 16 (TV is T with VEC lanes)
- *   UNROLL           loads in flight per work-item and loop trip, >= 1
- *   BLOCKED          0: interleaved order (GPUs: neighbours read neighbours, coalesced);
- *                    1: blocked order (CPUs: each work-item streams its own chunk)
- *   SUB_GROUP_WIDTH  (intel_sub_group) the forced sub-group size; must divide LOCAL_SIZE
- *   USE_NV_SHUFFLE   (nv_warp_shuffle) inline PTX; set only on NVIDIA's platform
+ *   LOCAL_SIZE       work-items per work-group, a power of two; launches use exactly this
+ *   VEC              elements per load: 1, 2, 4, 8 or 16
+ *   UNROLL           loads issued before any is used, >= 1
+ *   BLOCKED          1: each work-item reads its own contiguous chunk (CPUs);
+ *                    0: neighbours read neighbours, interleaved (GPUs: coalesced)
+ *   SUB_GROUP_WIDTH  (intel_sub_group) the forced sub-group size; divides LOCAL_SIZE
+ *   USE_NV_SHUFFLE   (nv_warp_shuffle) use inline PTX; set only on NVIDIA's platform
  *
- * Every kernel reduces in[0, n) to one value per work-group in partial[group]; the host runs
- * passes until one value is left. */
+ * Every kernel reduces in[0, n) to one value per work-group in partial[group]; the host
+ * launches passes until one value is left (single_pass needs one launch). */
 
-#if VEC != 1 && VEC != 2 && VEC != 4 && VEC != 8 && VEC != 16
-#error "VEC must be 1, 2, 4, 8 or 16"
-#endif
-#define PASTE_(a, b) a##b
-#define PASTE(a, b)  PASTE_(a, b) /* expands its arguments first: PASTE(vstore, VEC) */
+/* ---- Shared by every variant: the cascade of chapter 04 ---------------------------------- */
 
-/* The VEC lanes of a vector folded into one value, through a private array. (Written as
- * OP(v.s0, v.s1) and .lo/.hi halves, LLVM makes a vector shuffle with an undefined lane of it,
- * on which Oclgrind 21.10's --uninitialized check crashes.) */
+/* The VEC lanes of a vector folded into one value, through a union with an array (Oclgrind
+ * 21.10 crashes on the lane shuffle that v.s0 + v.s1 compiles to). */
 T reduce_lanes(TV v) {
-#if VEC == 1
-    return v;
-#else
-    T lanes[VEC];
-    PASTE(vstore, VEC)(v, 0, lanes);
-    T x = lanes[0];
-    for (int k = 1; k < VEC; ++k) x = OP(x, lanes[k]);
+    union {
+        TV vector;
+        T lanes[VEC];
+    } u;
+    u.vector = v;
+    T x = u.lanes[0];
+    for (int k = 1; k < VEC; ++k) x = OP(x, u.lanes[k]);
     return x;
-#endif
 }
 
-/* Shared by every variant (the cascade of chapter 04): each work-item folds its share of the
- * input into one value, so that a fixed number of work-groups (compute units x GROUPS_PER_CU)
- * covers any n. VEC-wide loads, UNROLL of them issued before any is used, keep many bytes in
- * flight; one accumulator keeps registers low, so that all work-groups fit on the device at
- * once and finish together. The order suits the device: interleaved on a GPU (work-item i
- * reads vectors i, i + stride, ...: a warp reads one contiguous block per load), blocked on a
- * CPU (a work-item is a loop iteration there, and a contiguous chunk streams through the
- * cache). A work-item with no element left holds IDENTITY, so every work-item takes part in
- * the in-group step. The vector view is safe: buffers start aligned to
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN, and only whole vectors below n / VEC are read through it. */
-T fold_input(__global const T *restrict in, const uint n) {
-    __global const TV *in_vec = (__global const TV *)in;
+/* Blocked order: work-item i folds vectors [i * chunk, (i + 1) * chunk). A CPU runs the
+ * work-items of a group one after another, so each streams its own chunk through the cache. */
+TV fold_blocked(__global const TV *in_vec, const uint vectors) {
     const uint stride = get_global_size(0);
-    const uint vectors = n / VEC;
-    TV acc = (TV)(IDENTITY);
-#if BLOCKED
     const uint chunk = (vectors + stride - 1) / stride;
     const uint begin = get_global_id(0) * chunk, end = min(begin + chunk, vectors);
+    TV acc = (TV)(IDENTITY);
     uint i = begin;
     for (; i + UNROLL <= end; i += UNROLL) {
         TV v[UNROLL];
@@ -67,7 +54,14 @@ T fold_input(__global const T *restrict in, const uint n) {
         for (int u = 0; u < UNROLL; ++u) acc = OP(acc, v[u]);
     }
     for (; i < end; ++i) acc = OP(acc, in_vec[i]);
-#else
+    return acc;
+}
+
+/* Interleaved order: work-item i folds vectors i, i + stride, ...: at each load the 32
+ * work-items of a warp read one contiguous block. UNROLL loads are in flight per trip. */
+TV fold_interleaved(__global const TV *in_vec, const uint vectors) {
+    const uint stride = get_global_size(0);
+    TV acc = (TV)(IDENTITY);
     uint i = get_global_id(0);
     for (; i + (UNROLL - 1) * stride < vectors; i += UNROLL * stride) {
         TV v[UNROLL];
@@ -77,36 +71,119 @@ T fold_input(__global const T *restrict in, const uint n) {
         for (int u = 0; u < UNROLL; ++u) acc = OP(acc, v[u]);
     }
     for (; i < vectors; i += stride) acc = OP(acc, in_vec[i]);
+    return acc;
+}
+
+/* Each work-item folds its share of in[0, n) into one value, so that a fixed number of
+ * work-groups covers any n. Whole vectors first (buffers start aligned to
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN, so the vector view is safe), then the last n % VEC elements
+ * in a grid-stride loop: a late pass may have fewer work-items than left-over elements.
+ * A work-item with nothing to read returns IDENTITY and still takes part in the group step. */
+T fold_input(__global const T *restrict in, const uint n) {
+    __global const TV *in_vec = (__global const TV *)in;
+#if BLOCKED
+    T x = reduce_lanes(fold_blocked(in_vec, n / VEC));
+#else
+    T x = reduce_lanes(fold_interleaved(in_vec, n / VEC));
 #endif
-    T x = reduce_lanes(acc);
-    /* The last n % VEC elements, in a grid-stride loop: a late pass may have fewer work-items
-     * than there are left-over elements. */
-    for (uint j = vectors * VEC + get_global_id(0); j < n; j += stride) x = OP(x, in[j]);
+    for (uint j = n / VEC * VEC + get_global_id(0); j < n; j += get_global_size(0))
+        x = OP(x, in[j]);
     return x;
 }
 
-/* 1. local_tree: the portable fallback (OpenCL 1.0). Values go to local memory and the active
- *    half adds the other half, log2(LOCAL_SIZE) times; a barrier after each step makes every
- *    work-item wait for the slowest, and most work-items sit idle in the later steps. */
-#ifdef VARIANT_LOCAL_TREE
-__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void
-reduce_local_tree(__global const T *restrict in, __global T *restrict partial, const uint n) {
-    __local T scratch[LOCAL_SIZE];
+/* The work-group's values combined through local memory (chapter 04's tree): the active half
+ * adds the other half, log2(LOCAL_SIZE) times, with a barrier after each step. Every
+ * work-item gets the total. The last barrier lets the caller use scratch again. */
+T tree_reduce(__local T *scratch, const T x) {
     const uint lid = get_local_id(0);
-    scratch[lid] = fold_input(in, n);
+    scratch[lid] = x;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint active = LOCAL_SIZE / 2; active > 0; active /= 2) {
         if (lid < active) scratch[lid] = OP(scratch[lid], scratch[lid + active]);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) partial[get_group_id(0)] = scratch[0];
+    const T total = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return total;
+}
+
+/* ---- 1. local_tree: the portable fallback (OpenCL 1.0) ----------------------------------- */
+
+/* Fold the input, then the local-memory tree. Runs on every device; each of its
+ * log2(LOCAL_SIZE) barriers makes the whole work-group wait for its slowest work-item, and
+ * most work-items sit idle in the later steps. One launch per pass. */
+#ifdef VARIANT_LOCAL_TREE
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void
+reduce_local_tree(__global const T *restrict in, __global T *restrict partial, const uint n) {
+    __local T scratch[LOCAL_SIZE];
+    const T total = tree_reduce(scratch, fold_input(in, n));
+    if (get_local_id(0) == 0) partial[get_group_id(0)] = total;
 }
 #endif
 
-/* 2. work_group_reduce: the whole tree above is one built-in (OpenCL C 2.0, or 3.0 with
- *    __opencl_c_work_group_collective_functions). The implementation picks the method (on a
- *    GPU: sub-group steps plus one exchange through local memory); it must still synchronise
- *    the work-group, and every work-item must reach the call. */
+/* ---- 2. single_pass: the same tree, one launch (OpenCL 1.1 atomics) ---------------------- */
+
+/* Changed from local_tree: after storing its partial, each work-group takes a ticket from a
+ * global counter; the group that draws the last ticket adds up all partials and resets the
+ * counter. One launch instead of one per pass saves the launch latency that dominates small
+ * n; it costs one atomic per work-group and a serial fold of the partials by one group. */
+#ifdef VARIANT_SINGLE_PASS
+/* Before taking the ticket, a group's partial must be visible to the group that draws the
+ * last one. The memory model of OpenCL C 2.0 (and 3.0 with device scope) says how: a release
+ * fence before the ticket, an acquire fence after it, at device scope. OpenCL 1.2 has only
+ * mem_fence, which orders one work-item's own loads and stores and promises nothing across
+ * work-groups; so the partials are also stored and loaded with atomics, which 1.2 does make
+ * atomic across work-groups (no torn or half-written value). The order of the two atomics is
+ * still not promised by 1.2: the devices this chapter runs on keep it, as CUDA's
+ * threadFenceReduction sample relies on with __threadfence. */
+#if defined(__opencl_c_atomic_scope_device) ||                                                   \
+    (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300)
+void fence_release(void) {
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
+}
+void fence_acquire(void) {
+    atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
+}
+#else
+void fence_release(void) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+}
+void fence_acquire(void) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+}
+#endif
+
+__kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void
+reduce_single_pass(__global const T *restrict in, volatile __global uint *partial_bits,
+                   volatile __global uint *ticket, __global T *restrict result, const uint n) {
+    __local T scratch[LOCAL_SIZE];
+    __local uint is_last;
+    const uint lid = get_local_id(0), groups = get_num_groups(0);
+    const T mine = tree_reduce(scratch, fold_input(in, n));
+    if (lid == 0) {
+        atomic_xchg(&partial_bits[get_group_id(0)], as_uint(mine));
+        fence_release();
+        is_last = atomic_inc(ticket) == groups - 1;
+        fence_acquire();
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (!is_last) return; /* the same for the whole work-group: no barrier is skipped */
+    T folded = IDENTITY;
+    for (uint g = lid; g < groups; g += LOCAL_SIZE)
+        folded = OP(folded, AS_T(atomic_or(&partial_bits[g], 0u))); /* an atomic load */
+    const T total = tree_reduce(scratch, folded);
+    if (lid == 0) {
+        *result = total;
+        atomic_xchg(ticket, 0u); /* ready for the next launch */
+    }
+}
+#endif
+
+/* ---- 3. work_group_reduce: the tree is one built-in (OpenCL C 2.0, or 3.0 + feature) ----- */
+
+/* Changed from local_tree: tree_reduce becomes work_group_reduce_<op>. The implementation
+ * picks the method (on a GPU: sub-group steps plus one exchange through local memory). It
+ * still synchronises the work-group, so every work-item must reach the call. */
 #ifdef VARIANT_WORK_GROUP_REDUCE
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void
 reduce_work_group(__global const T *restrict in, __global T *restrict partial, const uint n) {
@@ -115,11 +192,13 @@ reduce_work_group(__global const T *restrict in, __global T *restrict partial, c
 }
 #endif
 
-/* 3. sub_group_reduce: the work-items of a sub-group (a SIMD width, a warp) run together, so
- *    their reduction needs no barrier. One barrier is left: sub-group totals meet in local
- *    memory. Every sub-group then folds all totals (strided: any count of sub-groups of any
- *    size; the SDK sample assumed a multiple of twice the sub-group size and dropped the rest)
- *    and reduces them again; redundant, but no collective sits in a divergent branch. */
+/* ---- 4. sub_group_reduce: no barrier inside a sub-group (cl_khr_subgroups / 3.0) --------- */
+
+/* Changed from local_tree: the work-items of a sub-group (a SIMD width, a warp) reduce with
+ * sub_group_reduce_<op>, no local memory and no barrier. One barrier is left: sub-group totals
+ * meet in local memory, and every sub-group folds all of them (strided, so any count of any
+ * size works; the SDK sample dropped the rest) and reduces again. Redundant, but no
+ * collective sits in a branch that part of the sub-group skips. */
 #if defined(VARIANT_SUB_GROUP_REDUCE) || defined(VARIANT_INTEL_SUB_GROUP)
 #ifdef cl_khr_subgroups
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
@@ -141,10 +220,14 @@ reduce_sub_group(__global const T *restrict in, __global T *restrict partial, co
 }
 #endif
 
-/* 4. intel_sub_group: the same, with the sub-group width fixed at compile time through
- *    cl_intel_required_subgroup_size, so the compiler cannot pick a narrow one, the totals'
- *    array has its exact size and the last loop has constant bounds. The work-group size must
- *    be a multiple of the width (PoCL 6.0 returns wrong sums otherwise; main.c never asks). */
+/* ==== Advanced, vendor-specific variants. Each has a portable twin above or below. ======== */
+
+/* ---- 5. intel_sub_group (vendor: cl_intel_required_subgroup_size) ------------------------ */
+
+/* Portable twin: sub_group_reduce. Changed: the sub-group width is fixed at compile time, so
+ * the compiler cannot pick a narrow one (or the whole work-group), the totals' array has its
+ * exact size and the last loop has constant bounds. The work-group size must be a multiple of
+ * the width (PoCL 6.0 returns wrong sums otherwise; main.c never asks for that). */
 #ifdef VARIANT_INTEL_SUB_GROUP
 #define SUB_GROUPS (LOCAL_SIZE / SUB_GROUP_WIDTH)
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1)))
@@ -162,20 +245,22 @@ reduce_intel_sub_group(__global const T *restrict in, __global T *restrict parti
 }
 #endif
 
-/* 5. nv_warp_shuffle: NVIDIA's OpenCL has no sub-group built-ins, but a warp is a sub-group of
- *    32 and inline PTX reaches its shuffle: lane i reads lane i + delta's register, no local
- *    memory and no barrier, 5 steps per warp. One barrier remains for the warp totals. The
- *    shuffle names all 32 lanes (mask 0xffffffff), so every lane of every warp must execute it:
- *    LOCAL_SIZE is a multiple of 32 and the calls are outside any branch.
- *    nv_warp_emulated compiles the same code with the shuffle done through local memory
- *    (two barriers per step), so that the warp logic can be checked on any device. */
+/* ---- 6. nv_warp_shuffle (vendor: NVIDIA inline PTX) and nv_warp_emulated (its twin) ------ */
+
+/* NVIDIA's OpenCL has no sub-group built-ins, but a warp is a sub-group of 32 and inline PTX
+ * reaches its shuffle: lane i reads lane i + delta's register, 5 steps per warp, no local
+ * memory, no barrier. shfl.sync names the lanes that meet (mask 0xffffffff: all 32) and makes
+ * them wait for each other, which Volta and later need (their warps are not lock-step). So
+ * LOCAL_SIZE is a multiple of 32 and every call is outside any branch. One barrier remains,
+ * for the warp totals. nv_warp_emulated is the portable twin: the same kernel with the shuffle
+ * done through local memory (two barriers per step), so the warp logic runs on any device. */
 #if defined(VARIANT_NV_WARP_SHUFFLE) || defined(VARIANT_NV_WARP_EMULATED)
 #define WARP  32
 #define WARPS (LOCAL_SIZE / WARP)
 
 #ifdef USE_NV_SHUFFLE
 /* shfl.sync.down.b32 d, a, delta, 0x1f, mask: d = a of lane (lane + delta); lanes past 31 get
- * their own a. Only the result of lane 0 is used, and it never reads past lane 31. */
+ * their own a. Only lane 0's result is used, and it never reads past lane 31. */
 uint shuffle_down(uint value, uint delta, __local uint *exchange) {
     uint result;
     __asm__ volatile("shfl.sync.down.b32 %0, %1, %2, 0x1f, 0xffffffff;"

@@ -46,14 +46,17 @@ static void csv_field(FILE *out, const char *text) {
     fputc('"', out);
 }
 
+/* e2e_ms < 0: the row has no end-to-end time (its e2e_ms field stays empty). */
 static void append_csv(const oclt_report *report, const char *variant, const char *size,
-                       double time_ms, double figure, const char *unit, oclt_status status) {
+                       double time_ms, double figure, const char *unit, oclt_status status,
+                       double e2e_ms) {
     FILE *out = fopen(report->opt->csv_path, "a");
     if (!out) {
         perror(report->opt->csv_path);
         return;
     }
-    if (ftell(out) == 0) fputs("chapter,variant,device,size,time_ms,figure,unit,check\n", out);
+    if (ftell(out) == 0)
+        fputs("chapter,variant,device,size,time_ms,figure,unit,check,e2e_ms\n", out);
     csv_field(out, report->spec->chapter);
     fputc(',', out);
     csv_field(out, variant);
@@ -70,12 +73,13 @@ static void append_csv(const oclt_report *report, const char *variant, const cha
     else
         fputs(",,", out);
     csv_field(out, unit ? unit : "");
-    fprintf(out, ",%s\n", oclt_status_name(status));
+    fprintf(out, ",%s,", oclt_status_name(status));
+    if (e2e_ms >= 0) fprintf(out, "%.6f", e2e_ms);
+    fputc('\n', out);
     fclose(out);
 }
 
-void oclt_report_result(oclt_report *report, const char *variant, const char *size, double time_ms,
-                        double figure, const char *unit, oclt_status status, const char *note) {
+static void count_status(oclt_report *report, oclt_status status) {
     switch (status) {
     case OCLT_PASS:
         ++report->passed;
@@ -90,6 +94,11 @@ void oclt_report_result(oclt_report *report, const char *variant, const char *si
         ++report->unchecked;
         break;
     }
+}
+
+/* The line's first columns: variant, size, time and figure (blank when not measured). */
+static void print_measurement(const char *variant, const char *size, double time_ms, double figure,
+                              const char *unit) {
     printf("  %-22s %-14s", variant, size);
     if (time_ms >= 0)
         printf(" %11.4f ms", time_ms);
@@ -99,11 +108,38 @@ void oclt_report_result(oclt_report *report, const char *variant, const char *si
         printf(" %10.2f %-8s", figure, unit ? unit : "");
     else
         printf(" %19s", "");
+}
+
+static void print_status(oclt_status status, const char *note) {
     printf(" %s", oclt_status_name(status));
     if (note) printf("  (%s)", note);
     putchar('\n');
     fflush(stdout);
-    if (report->opt->csv_path) append_csv(report, variant, size, time_ms, figure, unit, status);
+}
+
+void oclt_report_result(oclt_report *report, const char *variant, const char *size, double time_ms,
+                        double figure, const char *unit, oclt_status status, const char *note) {
+    count_status(report, status);
+    print_measurement(variant, size, time_ms, figure, unit);
+    print_status(status, note);
+    if (report->opt->csv_path)
+        append_csv(report, variant, size, time_ms, figure, unit, status, -1.0);
+}
+
+void oclt_report_result_e2e(oclt_report *report, const char *variant, const char *size,
+                            double kernel_ms, double e2e_ms, double figure, const char *unit,
+                            oclt_status status, const char *note) {
+    count_status(report, status);
+    print_measurement(variant, size, kernel_ms, figure, unit);
+    if (e2e_ms > 0 && kernel_ms > 0 && figure >= 0)
+        printf("  e2e %9.4f ms %8.2f %-6s", e2e_ms, figure * kernel_ms / e2e_ms, unit ? unit : "");
+    else if (e2e_ms >= 0)
+        printf("  e2e %9.4f ms %15s", e2e_ms, "");
+    else
+        printf("  %30s", "");
+    print_status(status, note);
+    if (report->opt->csv_path)
+        append_csv(report, variant, size, kernel_ms, figure, unit, status, e2e_ms);
 }
 
 int oclt_report_exit_code(const oclt_report *report) {

@@ -1,0 +1,115 @@
+/* Chapter 06, exercise 1 (worked solution): max instead of sum or min. The kernels do not
+ * change; only the operation written in front of them does: fmax, the identity -INFINITY,
+ * work_group_reduce_max. single_pass runs on every device; work_group_reduce where the device
+ * has work-group collectives (else SKIP with the reason, as in the chapter). The inputs are
+ * all negative, so an identity of 0 instead of -INFINITY would give 0 and fail, and the largest
+ * is the last element, which an off-by-one bound would lose. */
+#include "../ch06.h"
+#include "solution.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const oclt_cli_spec spec = {
+    .chapter = "ch06_max_reduce",
+    .summary = "exercise 1: max through the chapter's kernels, with a fallback",
+    .size_kind = OCLT_SIZE_COUNT,
+    .default_size = {1u << 20},
+    .default_reps = 1,
+};
+
+static const char max_header[] = "#define T float\n#define TV float4\n#define AS_T as_float\n"
+                                 "#define OP(a, b) fmax(a, b)\n#define IDENTITY (-INFINITY)\n"
+                                 "#define WORK_GROUP_REDUCE work_group_reduce_max\n"
+                                 "#define SUB_GROUP_REDUCE sub_group_reduce_max\n";
+
+int main(int argc, char **argv) {
+    oclt_options opt;
+    oclt_device dev;
+    int rc = solution_open(&spec, argc, argv, (size_t)1 << 31, &opt, &dev);
+    if (rc != OCLT_CONTINUE) return rc;
+    const size_t n = opt.size[0];
+
+    /* Which of the two variants the device can run, as the chapter decides it. */
+    capabilities caps;
+    query_capabilities(&dev, &caps);
+    const size_t local = solution_local_size(&dev, NULL);
+    const tuning shape = {.vec = 4, .unroll = 1, .groups_per_cu = 4, .order = ORDER_INTERLEAVED};
+    variant_plan plans[VARIANT_COUNT] = {{0}};
+    plan_variants(&caps, &dev, local, &shape, plans);
+    const size_t groups = 4 * (caps.compute_units ? caps.compute_units : 1);
+
+    oclt_rng rng;
+    oclt_rng_seed(&rng, opt.seed);
+    float *x = malloc(n * sizeof *x), got = 0.0f;
+    char *source = solution_source(max_header);
+    cl_mem in = NULL, partial = NULL, ticket = NULL, result = NULL;
+    cl_int err = x && source ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+    double expected = -INFINITY;
+    if (!err) {
+        oclt_fill_float(&rng, x, n, -3.0f, -2.0f);
+        x[n - 1] = -1.0f; /* the maximum at the last index, where off-by-one bounds lose it */
+        for (size_t i = 0; i < n; ++i) expected = x[i] > expected ? x[i] : expected;
+        const cl_uint zero = 0;
+        in = clCreateBuffer(dev.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *x, x,
+                            &err);
+        if (!err) partial = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, groups * 4, NULL, &err);
+        if (!err)
+            ticket = clCreateBuffer(dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, 4,
+                                    (void *)&zero, &err);
+        if (!err) result = clCreateBuffer(dev.context, CL_MEM_READ_WRITE, 4, NULL, &err);
+        OCLT_CHECK_ERR(err, "clCreateBuffer");
+    }
+    oclt_report report;
+    oclt_report_begin(&report, &spec, &opt, &dev);
+    const int wanted[] = {SINGLE_PASS, WORK_GROUP_REDUCE};
+    const char *names[] = {"single_pass/max/float", "work_group_reduce/max/float"};
+    char size_text[32];
+    snprintf(size_text, sizeof size_text, "%zu", n);
+    for (int k = 0; k < 2 && !err; ++k) {
+        const int v = wanted[k];
+        if (!plans[v].usable) {
+            oclt_report_result(&report, names[k], size_text, -1, -1, NULL, OCLT_SKIP, plans[v].why);
+            continue;
+        }
+        char options[256];
+        snprintf(options, sizeof options,
+                 "%s -D %s -D LOCAL_SIZE=%zu -D VEC=4 -D UNROLL=1 -D BLOCKED=0", plans[v].std,
+                 v == SINGLE_PASS ? "VARIANT_SINGLE_PASS" : "VARIANT_WORK_GROUP_REDUCE", local);
+        cl_program program = NULL;
+        cl_kernel kernel = solution_kernel(
+            &dev, source, options, v == SINGLE_PASS ? "reduce_single_pass" : "reduce_work_group",
+            &program);
+        const cl_uint count = (cl_uint)n;
+        /* single_pass: one launch of many groups; work_group_reduce: one group, one partial. */
+        cl_int run = kernel ? oclt_poison_buffer(dev.queue, result, 4) : CL_INVALID_KERNEL;
+        if (!run && v == SINGLE_PASS)
+            run = OCLT_ARG(kernel, 0, in) || OCLT_ARG(kernel, 1, partial) ||
+                          OCLT_ARG(kernel, 2, ticket) || OCLT_ARG(kernel, 3, result) ||
+                          OCLT_ARG(kernel, 4, count) || solution_launch(&dev, kernel, groups, local)
+                      ? CL_INVALID_OPERATION
+                      : CL_SUCCESS;
+        if (!run && v == WORK_GROUP_REDUCE)
+            run = OCLT_ARG(kernel, 0, in) || OCLT_ARG(kernel, 1, result) ||
+                          OCLT_ARG(kernel, 2, count) || solution_launch(&dev, kernel, 1, local)
+                      ? CL_INVALID_OPERATION
+                      : CL_SUCCESS;
+        if (!run)
+            run = OCLT_CHECK(
+                clEnqueueReadBuffer(dev.queue, result, CL_TRUE, 0, 4, &got, 0, NULL, NULL));
+        const int wrong = run || oclt_compare_float(names[k], &got, &expected, NULL, 0.0, 1);
+        oclt_report_result(&report, names[k], size_text, -1, -1, NULL,
+                           wrong ? OCLT_FAIL : OCLT_PASS, "exact: max returns one of the inputs");
+        if (kernel) clReleaseKernel(kernel);
+        if (program) clReleaseProgram(program);
+    }
+    rc = err ? OCLT_EXIT_FAIL : oclt_report_exit_code(&report);
+    cl_mem all[] = {in, partial, ticket, result};
+    for (int i = 0; i < 4; ++i)
+        if (all[i]) clReleaseMemObject(all[i]);
+    free(x);
+    free(source);
+    oclt_close_device(&dev);
+    return rc;
+}
