@@ -169,5 +169,6 @@ void scenario_multi_device(lesson *L);
 void release_sub_devices(void);    /* devices.c: at the very end of main() */
 void scenario_binaries(lesson *L); /* programs.c */
 void scenario_enqueue_task(lesson *L);
+void scenario_divergence(lesson *L); /* divergence.c */
 
 #endif

@@ -10,6 +10,7 @@
  *   latency.c      what a kernel launch costs; overlap.c  hiding transfers behind kernels;
  *   devices.c      several contexts on one device, and several devices in one context;
  *   programs.c     program binaries, separate compilation + linking, clEnqueueTask;
+ *   divergence.c   a divergent branch against select(), measured with profiling events;
  *   states.c, trace.c, lesson.c   watching states, the timeline (--trace), shared plumbing.
  * Each scenario checks its result against the CPU and the event states it expects. With
  * --trace FILE every profiled command is written as a timeline (Chrome trace-event JSON).
@@ -33,6 +34,7 @@ static const oclt_variant_info variants[] = {
     {"multi_device", "several devices (or sub-devices) in one context, joined by events", 1},
     {"binaries", "programs from source, from a binary, and compiled + linked from two units", 1},
     {"enqueue_task", "clEnqueueTask (deprecated in 2.0) and its NDRange of one work-item", 1},
+    {"divergence", "a divergent branch vs the same work branch-free with select(), timed", 1},
 };
 
 /* In the order of `variants`. */
@@ -41,6 +43,7 @@ static void (*const scenarios[])(lesson *) = {
     scenario_user_events,    scenario_user_event_error, scenario_callbacks,
     scenario_launch_latency, scenario_overlap,          scenario_multi_context,
     scenario_multi_device,   scenario_binaries,         scenario_enqueue_task,
+    scenario_divergence,
 };
 
 static const oclt_cli_spec spec = {
