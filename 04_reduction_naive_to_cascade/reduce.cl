@@ -1,81 +1,38 @@
-/* Chapter 04: sum of n elements, the classic progression reduce0 -> reduce6 (Mark Harris,
- * "Optimizing Parallel Reduction in CUDA"), written to be correct on every OpenCL device.
+/* Chapter 04: the sum of n elements, from the naive tree (reduce0) to one launch at the speed of
+ * memory (reduce7). reduce0..reduce6 follow Mark Harris, "Optimizing Parallel Reduction in
+ * CUDA"; every kernel here is correct on every OpenCL device (no lock-step assumed).
  *
- * Every reduce kernel turns `n` inputs into one partial sum per work-group; the host launches
- * it again on the partials until one value is left (main.c: plan_passes).
+ * reduce0..reduce6 turn n inputs into one partial sum per work-group; the host launches the
+ * same kernel again on the partials until one value is left (a "pass"). reduce7 does it all in
+ * one launch.
  *
- * Defines set by the host (main.c: build_program):
- *   T, IDENTITY  element type (float, int or double) and the identity of + for it (0). Items
- *                past the end of the input load IDENTITY, so any n >= 1 works. USE_FP64 is
- *                set for double.
- *   BLOCK_SIZE   the launched work-group size: a power of two >= 2. Only reduce5, reduce6 and
- *                the two read kernels depend on it (their local arrays and
- *                reqd_work_group_size); reduce0..reduce4 read get_local_size(0).
- *   LOCKSTEP     width of the unrolled tail: a power of two. With SYNC_WARP_PTX it is the warp
- *                (32), with SYNC_SUB_GROUP the sub-group size; both need BLOCK_SIZE >= LOCKSTEP.
- *   SYNC_WARP_PTX / SYNC_SUB_GROUP / neither: how the tail's work-items wait for each other.
- *   VEC, UNROLL  reduce6 and the read kernels: elements per load (1, 2, 4, 8 or 16) and loads
- *                in flight per loop iteration (1, 2, 4 or 8).
- *   BLOCKED      1: reduce6 and stream_read sweep in blocked order (CPUs), 0: interleaved
- *                (GPUs); see sweep_sum.
+ * Build options (-D), set by the host (probe.c: build_reduce_program):
+ *   T, IDENTITY  element type (float, int or double) and 0 of that type. A work-item past the
+ *                end of the input adds IDENTITY, so any n >= 1 works. USE_FP64 for double.
+ *   BLOCK_SIZE   the launched work-group size: a power of two, 2 .. the device's limit. Only the
+ *                kernels with reqd_work_group_size(BLOCK_SIZE) depend on it (reduce5 and later,
+ *                the reads); reduce0..reduce4 read get_local_size(0).
+ *   TV, VEC      the vector type read by reduce6/reduce7 and the reads (float4 ...) and its
+ *                number of lanes: 1 (TV is T), 2, 4, 8 or 16. The buffer base is aligned
+ *                (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so `in` may be read as TV.
+ *   UNROLL       loads in flight per loop iteration of those kernels: 1, 2, 4 or 8.
+ *   BLOCKED      their order: 1 each work-item sums one contiguous chunk (CPUs), 0 the
+ *                work-items of a group read consecutive vectors, a grid apart (GPUs).
+ *   C11_ATOMICS  reduce7 uses OpenCL C 2.0 acquire/release atomics (built with -cl-std=CL2.0
+ *                or CL3.0); without it, the OpenCL 1.2 fence and atomic_inc.
+ *   NVIDIA_WARP_SYNC, SUB_GROUPS  compile the advanced variants reduce6_warp (inline PTX) and
+ *                reduce6_subgroup (cl_khr_subgroups or OpenCL C 3.0 sub-groups) where they exist.
  */
 #ifdef USE_FP64
 #if defined(cl_khr_fp64)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 #endif
-#if defined(SYNC_SUB_GROUP) && defined(cl_khr_subgroups)
+#if defined(SUB_GROUPS) && defined(cl_khr_subgroups)
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #endif
 
-/* ---- The unrolled tail (reduce4, reduce5, reduce6) -------------------------------------- */
-
-/* Which work-items run the tail, their index in it, and the wait between two steps. Lock-step
- * execution is never assumed: even a warp needs a sync between one step's write and the next
- * step's read (Volta and later schedule its threads independently; CPUs run work-items one
- * after another). The condition in TAIL_ACTIVE is uniform per warp/sub-group, so the
- * warp/sub-group barrier inside it is reached by all of its members. */
-#if defined(SYNC_WARP_PTX)
-/* NVIDIA: warp 0 (work-items 0..31) runs the tail; bar.warp.sync orders its local memory. */
-#define TAIL_ACTIVE(lid) ((lid) < LOCKSTEP)
-#define TAIL_INDEX(lid)  (lid)
-#define TAIL_SYNC()      asm volatile("bar.warp.sync -1;" ::: "memory")
-#elif defined(SYNC_SUB_GROUP)
-/* Sub-group 0 runs the tail, whichever work-items the implementation put in it. */
-#define TAIL_ACTIVE(lid) (get_sub_group_id() == 0)
-#define TAIL_INDEX(lid)  get_sub_group_local_id()
-#define TAIL_SYNC()      sub_group_barrier(CLK_LOCAL_MEM_FENCE)
-#else
-/* No lock-step width known: every work-item of the group runs the tail and meets every
- * barrier; only the additions are guarded. */
-#define TAIL_ACTIVE(lid) 1
-#define TAIL_INDEX(lid)  (lid)
-#define TAIL_SYNC()      barrier(CLK_LOCAL_MEM_FENCE)
-#endif
-
-/* The last steps of the tree, offsets LOCKSTEP, LOCKSTEP/2, ..., 1, unrolled (LOCKSTEP is a
- * compile-time constant), and the group's sum written to out[group]. s[0 .. 2*LOCKSTEP-1]
- * (or all of s when the group is smaller) must hold the values and be visible to the caller's
- * work-items (a barrier before the call). In one step, work-items t < off read s[t + off] and
- * write s[t]: the two ranges do not overlap, so one sync per step suffices. `size` is the
- * group size: steps with off >= size have nothing to add and are skipped by the whole group. */
-void tail_reduce(__local T *s, uint size, __global T *out) {
-    const uint lid = get_local_id(0);
-    if (TAIL_ACTIVE(lid)) {
-        const uint t = TAIL_INDEX(lid);
-        T v = s[t];
-#pragma unroll
-        for (uint off = LOCKSTEP; off > 0; off >>= 1) {
-            if (off < size) {
-                if (t < off) s[t] = v = v + s[t + off];
-                TAIL_SYNC();
-            }
-        }
-        if (t == 0) out[get_group_id(0)] = v;
-    }
-}
-
-/* ---- reduce0: interleaved addressing, divergent branching -------------------------------- */
+/* ---- reduce0: interleaved addressing, divergent branching ---------------------------------- */
 
 /* One element per work-item; at step i, work-items whose index is a multiple of 2*i add their
  * neighbour i places away. Costs: the % is slow, and the active work-items are scattered, so
@@ -91,7 +48,7 @@ __kernel void reduce0(__global const T *in, __global T *out, uint n, __local T *
     if (lid == 0) out[get_group_id(0)] = s[0];
 }
 
-/* ---- reduce1: interleaved addressing, strided index -------------------------------------- */
+/* ---- reduce1: interleaved addressing, strided index ---------------------------------------- */
 
 /* Changed: work-item lid handles the pair at 2*i*lid, so the active work-items are the first
  * ones and whole warps retire together (no divergence, no %). Still costs: the strided index
@@ -108,7 +65,7 @@ __kernel void reduce1(__global const T *in, __global T *out, uint n, __local T *
     if (lid == 0) out[get_group_id(0)] = s[0];
 }
 
-/* ---- reduce2: sequential addressing ------------------------------------------------------- */
+/* ---- reduce2: sequential addressing -------------------------------------------------------- */
 
 /* Changed: the offset halves from size/2 down to 1 and work-item lid adds s[lid + off]:
  * consecutive work-items touch consecutive words, so there are no bank conflicts. Still costs:
@@ -124,62 +81,72 @@ __kernel void reduce2(__global const T *in, __global T *out, uint n, __local T *
     if (lid == 0) out[get_group_id(0)] = s[0];
 }
 
-/* ---- reduce3: first add during the global load ------------------------------------------ */
+/* ---- reduce3: first add during the global load --------------------------------------------- */
 
 /* Changed: each work-item loads two elements, one group-size apart, and adds them before the
  * tree: half as many work-groups for the same n. Both loads are guarded (the second one ran
- * past the end in the notes). Still costs: a barrier per tree step, even for the last steps
- * where only a few work-items are active. */
-T load_pair(__global const T *in, uint n) {
-    const uint size = get_local_size(0);
-    const uint i = get_group_id(0) * (2 * size) + get_local_id(0);
+ * past the end in the notes). The running sum stays in the register v. Still costs: a barrier
+ * and a loop test per tree step, even in the last steps where a few work-items are active. */
+__kernel void reduce3(__global const T *in, __global T *out, uint n, __local T *s) {
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    const uint i = get_group_id(0) * (2 * size) + lid;
     T v = i < n ? in[i] : IDENTITY;
     if (i + size < n) v += in[i + size];
-    return v;
-}
-
-__kernel void reduce3(__global const T *in, __global T *out, uint n, __local T *s) {
-    const uint lid = get_local_id(0);
-    T v = load_pair(in, n);
     s[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = get_local_size(0) / 2; off > 0; off >>= 1) {
+    for (uint off = size / 2; off > 0; off >>= 1) {
         if (lid < off) s[lid] = v = v + s[lid + off];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0) out[get_group_id(0)] = v;
 }
 
-/* ---- reduce4: the last "warp" unrolled ---------------------------------------------------- */
+/* ---- reduce4: the last six steps unrolled --------------------------------------------------- */
 
-/* Changed: the tree loop stops at LOCKSTEP pairs; tail_reduce unrolls the rest with a cheap
- * warp or sub-group sync instead of a work-group barrier (a plain barrier where the device has
- * neither). Still costs: the loop bounds depend on the run-time group size. */
+/* Changed: the loop stops at 64 values and the last six steps are written out, so they cost no
+ * loop counter or test. Harris also dropped their barriers (one warp runs them in lock-step);
+ * no device promises that (see reduce4_racy), so each step keeps its barrier here: the
+ * lock-step versions are the advanced variants reduce6_warp and reduce6_subgroup. A step whose
+ * offset is not below the group size has nothing to add. Still costs: the run-time group size
+ * in every test. */
 __kernel void reduce4(__global const T *in, __global T *out, uint n, __local T *s) {
-    const uint lid = get_local_id(0);
-    T v = load_pair(in, n);
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    const uint i = get_group_id(0) * (2 * size) + lid;
+    T v = i < n ? in[i] : IDENTITY;
+    if (i + size < n) v += in[i + size];
     s[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = get_local_size(0) / 2; off > LOCKSTEP; off >>= 1) {
+    for (uint off = size / 2; off > 32; off >>= 1) {
         if (lid < off) s[lid] = v = v + s[lid + off];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    tail_reduce(s, get_local_size(0), out);
+    if (lid < 32 && 32 < size) s[lid] = v = v + s[lid + 32];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 16 && 16 < size) s[lid] = v = v + s[lid + 16];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 8 && 8 < size) s[lid] = v = v + s[lid + 8];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 4 && 4 < size) s[lid] = v = v + s[lid + 4];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < 2 && 2 < size) s[lid] = v = v + s[lid + 2];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) out[get_group_id(0)] = v + s[1];
 }
 
-/* ---- reduce4_racy: the classic warp-synchronous tail (counter-example) ------------------ */
+/* ---- reduce4_racy: the classic warp-synchronous tail (counter-example) --------------------- */
 
-/* NOT CORRECT: the notes' tail, `volatile` and no sync, relies on the 32 work-items of a warp
- * running in lock-step. Nothing in OpenCL (nor CUDA since Volta) promises that: on a CPU each
- * work-item runs the whole tail before the next starts. oclgrind --data-races reports it.
- * Needs a group of at least 64 (the host checks). Run only with --variant reduce4_racy. */
+/* NOT CORRECT: Harris's tail (through `volatile`, with no sync; the notes drop even the
+ * volatile) relies on the 32 work-items of a warp running in lock-step. Nothing in OpenCL (nor
+ * CUDA since Volta) promises that: on a CPU each work-item runs the whole tail before the next
+ * starts. oclgrind --data-races reports it. Needs a group of at least 64 (the host checks).
+ * Runs only with --variant reduce4_racy. */
 __kernel void reduce4_racy(__global const T *in, __global T *out, uint n, __local T *s) {
-    const uint lid = get_local_id(0);
-    T v = load_pair(in, n);
-    s[lid] = v;
+    const uint lid = get_local_id(0), size = get_local_size(0);
+    const uint first = get_group_id(0) * (2 * size) + lid; /* the notes' reduce4, loads guarded */
+    s[lid] = (first < n ? in[first] : IDENTITY) + (first + size < n ? in[first + size] : IDENTITY);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = get_local_size(0) / 2; off > 32; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
+    for (uint off = size / 2; off > 32; off >>= 1) {
+        if (lid < off) s[lid] += s[lid + off];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid < 32) {
@@ -194,121 +161,296 @@ __kernel void reduce4_racy(__global const T *in, __global T *out, uint n, __loca
     if (lid == 0) out[get_group_id(0)] = s[0];
 }
 
-/* ---- reduce5: completely unrolled for a compile-time group size ------------------------- */
+/* ---- reduce5: completely unrolled for a compile-time group size ---------------------------- */
+
+/* The tree of one group: every work-item passes its value v, work-item 0 gets the sum of all
+ * BLOCK_SIZE of them. BLOCK_SIZE is a compile-time constant, so the loop unrolls completely into
+ * log2(BLOCK_SIZE) steps with constant offsets. Every work-item reaches every barrier; the last
+ * one lets a caller reuse s. reduce5 introduces it; reduce6 and later use it as it is. */
+T group_tree_sum(__local T *s, T v) {
+    const uint lid = get_local_id(0);
+    s[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint off = BLOCK_SIZE / 2; off > 0; off >>= 1) {
+        if (lid < off) s[lid] = v = v + s[lid + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return v;
+}
 
 /* Changed: the group size is the compile-time BLOCK_SIZE (the host launches exactly that, and
- * reqd_work_group_size makes any other size an error), so every loop below has constant
- * bounds and unrolls completely: no loop counter, no run-time comparisons. Still costs: one
- * element pair per work-item, so the tree and the launch are paid for every 2*BLOCK_SIZE
- * elements. */
+ * reqd_work_group_size makes any other size an error): the local array is static and the tree
+ * (group_tree_sum) unrolls completely, no loop counter and no run-time tests. Still costs: one
+ * element pair per work-item, so a tree and a group launch for every 2*BLOCK_SIZE elements. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce5(__global const T *in, __global T *out, uint n) {
     __local T s[BLOCK_SIZE];
-    const uint lid = get_local_id(0);
-    T v = load_pair(in, n);
-    s[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (uint off = BLOCK_SIZE / 2; off > LOCKSTEP; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    tail_reduce(s, BLOCK_SIZE, out);
+    const uint i = get_group_id(0) * (2 * BLOCK_SIZE) + get_local_id(0);
+    T v = i < n ? in[i] : IDENTITY;
+    if (i + BLOCK_SIZE < n) v += in[i + BLOCK_SIZE];
+    v = group_tree_sum(s, v);
+    if (get_local_id(0) == 0) out[get_group_id(0)] = v;
 }
 
-/* ---- reduce6: algorithm cascading ------------------------------------------------------- */
+/* ---- reduce6: algorithm cascading ----------------------------------------------------------- */
 
-/* Wide types for the cascaded loads: TV is T with VEC lanes (float4 for VEC 4). */
-#define CAT_(a, b) a##b
-#define CAT(a, b)  CAT_(a, b)
-#if VEC == 1
-typedef T TV;
-#else
-typedef CAT(T, VEC) TV;
-#endif
+/* The sum of the VEC lanes of x. A union may be read through another member than the one last
+ * written (OpenCL C, "Reinterpreting Data Using Unions"). (A .lo + .hi halving compiles to
+ * vector shuffles that crash Oclgrind 21.10's --uninitialized check.) */
+typedef union {
+    TV vector;
+    T lane[VEC];
+} lanes;
 
-/* The sum of the VEC lanes of x, through a private array. (Written as .lo + .hi halvings it
- * compiles to vector shuffles that crash Oclgrind 21.10's --uninitialized check.) */
 T lane_sum(TV x) {
-#if VEC == 1
-    return x;
-#else
-    T lanes[VEC];
-    CAT(vstore, VEC)(x, 0, lanes);
-    T v = lanes[0];
-    for (int k = 1; k < VEC; ++k) v += lanes[k];
+    lanes u;
+    u.vector = x;
+    T v = u.lane[0];
+    for (int k = 1; k < VEC; ++k) v += u.lane[k];
     return v;
-#endif
 }
 
-/* One work-item's share of a sweep over the whole input by all get_global_size(0)
- * work-items, in one of two orders:
- *   interleaved (blocked == 0): vectors gid, gid + stride, gid + 2*stride, ... with stride =
- *     get_global_size(0) (the notes used the group size: every group then re-read the same
- *     elements). At each step the work-items of a group read consecutive vectors, so a GPU
- *     merges a warp's loads into a few wide transactions (coalescing).
- *   blocked (blocked == 1): a contiguous chunk of vectors per work-item. A CPU runs a group's
- *     work-items one after another on one core, and this is the order its prefetcher and TLB
- *     want; on a GPU the lanes of a warp would read chunk*VEC elements apart.
- * UNROLL independent loads are issued before they are added, so several are in flight. The
- * base of a buffer is aligned (CL_DEVICE_MEM_BASE_ADDR_ALIGN), so `in` may be read as TV; the
- * last n % VEC elements are read one by one, in a grid-stride loop: a small grid (a late pass,
- * or --local 2) can have fewer work-items than there are left-over elements. */
-T sweep_sum(__global const T *in, uint n, int blocked) {
-    const uint gid = get_global_id(0), items = get_global_size(0), vectors = n / VEC;
-    const uint chunk = (vectors + items - 1) / items;
-    const uint first = blocked ? min(gid * chunk, vectors) : gid;
-    const uint step = blocked ? 1 : items;
-    const uint end = blocked ? min(first + chunk, vectors) : vectors;
+/* The last n % VEC elements, which do not fill a vector, one by one. A grid-stride loop, since a
+ * late pass or --local 2 can have fewer work-items than left-over elements. */
+T leftover_sum(__global const T *in, uint n) {
+    T v = IDENTITY;
+    for (uint j = n / VEC * VEC + get_global_id(0); j < n; j += get_global_size(0)) v += in[j];
+    return v;
+}
+
+/* A work-item's share of the input, GPU order: vectors gid, gid + G, gid + 2G, ... with G =
+ * get_global_size(0) (the notes stepped by the group size: every group re-read the same
+ * elements). The work-items of a warp read consecutive vectors at each step: coalesced. UNROLL
+ * independent loads are issued before they are added, so several are in flight. */
+T sum_interleaved(__global const T *in, uint n) {
+    const uint items = get_global_size(0), vectors = n / VEC;
     __global const TV *vin = (__global const TV *)in;
     TV acc = (TV)(IDENTITY);
-    uint i = first;
-    for (; i + (UNROLL - 1) * step < end; i += UNROLL * step) {
+    uint i = get_global_id(0);
+    for (; i + (UNROLL - 1) * items < vectors; i += UNROLL * items) {
         TV x[UNROLL];
 #pragma unroll
-        for (uint k = 0; k < UNROLL; ++k) x[k] = vin[i + k * step];
+        for (uint k = 0; k < UNROLL; ++k) x[k] = vin[i + k * items];
 #pragma unroll
         for (uint k = 0; k < UNROLL; ++k) acc += x[k];
     }
-    for (; i < end; i += step) acc += vin[i];
-    T v = lane_sum(acc);
-    for (uint j = vectors * VEC + gid; j < n; j += items) v += in[j];
-    return v;
+    for (; i < vectors; i += items) acc += vin[i];
+    return lane_sum(acc) + leftover_sum(in, n);
 }
 
-/* Changed: a fixed number of groups (a few per compute unit, chosen on the host) sweeps the
- * whole input, each work-item summing many elements in registers (sweep_sum) before the
- * one tree of reduce5. The tree and the group launch are now paid once per thousands of
- * elements, and the loads are wide and several in flight: the kernel runs at the speed of
- * memory. Still costs: a second, tiny pass over one partial per group. */
+/* The same share, CPU order: one contiguous chunk of vectors per work-item. A CPU runs a group's
+ * work-items one after another on one core, and one long stream is what its prefetcher wants;
+ * on a GPU the lanes of a warp would read a chunk apart. */
+T sum_blocked(__global const T *in, uint n) {
+    const uint gid = get_global_id(0), items = get_global_size(0), vectors = n / VEC;
+    const uint chunk = (vectors + items - 1) / items, end = min(gid * chunk + chunk, vectors);
+    __global const TV *vin = (__global const TV *)in;
+    TV acc = (TV)(IDENTITY);
+    uint i = min(gid * chunk, vectors);
+    for (; i + UNROLL <= end; i += UNROLL) {
+        TV x[UNROLL];
+#pragma unroll
+        for (uint k = 0; k < UNROLL; ++k) x[k] = vin[i + k];
+#pragma unroll
+        for (uint k = 0; k < UNROLL; ++k) acc += x[k];
+    }
+    for (; i < end; ++i) acc += vin[i];
+    return lane_sum(acc) + leftover_sum(in, n);
+}
+
+/* Changed: a fixed number of groups (a few per compute unit, chosen on the host) covers the whole
+ * input; each work-item first sums many elements in registers, VEC at a time and UNROLL loads in
+ * flight, in the device's order, then the group runs reduce5's tree once. The tree and the group
+ * launch are paid once per thousands of elements: the kernel reads at the speed of memory. Still
+ * costs: a second launch for the one partial per group (a few microseconds: reduce7). */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce6(__global const T *restrict in, __global T *restrict out, uint n) {
     __local T s[BLOCK_SIZE];
+    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
+    v = group_tree_sum(s, v);
+    if (get_local_id(0) == 0) out[get_group_id(0)] = v;
+}
+
+/* ---- reduce7: one launch, the last group adds the partials ---------------------------------- */
+
+/* A partial written by one group and read by another is a data race unless both accesses are
+ * atomic. OpenCL 1.2 has no atomic load or store, so the partials travel as bits: atomic_xchg
+ * writes, atomic_or(p, 0) reads (for double, atom_xchg and atom_or of cl_khr_int64_base_atomics).
+ */
+#ifdef USE_FP64
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+typedef ulong T_BITS;
+#else
+typedef uint T_BITS;
+#endif
+typedef union {
+    T value;
+    T_BITS bits;
+} partial_bits;
+
+void publish_partial(__global T *slot, T v) {
+    partial_bits u;
+    u.value = v;
+#ifdef USE_FP64
+    atom_xchg((volatile __global ulong *)slot, u.bits);
+#else
+    atomic_xchg((volatile __global uint *)slot, u.bits);
+#endif
+}
+
+T read_partial(__global T *slot) {
+    partial_bits u;
+#ifdef USE_FP64
+    u.bits = atom_or((volatile __global ulong *)slot, 0ul);
+#else
+    u.bits = atomic_or((volatile __global uint *)slot, 0u);
+#endif
+    return u.value;
+}
+
+/* Changed: no second launch. Each group publishes its partial, then work-item 0 takes a ticket
+ * from a global counter; the group that draws the last ticket knows every other partial is
+ * published, sums them with the same tree, writes out[0] and resets the counter for the next
+ * launch. Still costs: two atomics per group and the last group's extra tree (< 1 us).
+ *
+ * Why the last group sees every partial:
+ *   C11_ATOMICS (OpenCL C 2.0+): the ticket is an acq_rel fetch_add at memory_scope_device. Every
+ *   group's release (after its partial) and the last group's acquire act on one atomic object,
+ *   so every publish happens-before the last group's reads; the barrier with CLK_GLOBAL_MEM_FENCE
+ *   hands that on to the group's other work-items.
+ *   OpenCL 1.2: "there are no guarantees of memory consistency between different work-groups
+ *   executing a kernel" (API spec 3.3.1). mem_fence(CLK_GLOBAL_MEM_FENCE) orders this work-item's
+ *   publish before its atomic_inc ("committed to memory"), and the atomic reads go to memory, not
+ *   to a stale cache. This is CUDA's threadFenceReduction (__threadfence); it works where a global
+ *   fence makes a store visible device-wide (NVIDIA, AMD, CPUs), but the 1.2 specification does
+ *   not promise it, and OpenCL 2.0 defines mem_fence as a work-group-scope fence: docs/04. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
+reduce7(__global const T *restrict in, __global T *restrict out, uint n, __global T *partials,
+        __global uint *tickets) {
+    __local T s[BLOCK_SIZE];
+    __local int is_last;
+    const uint lid = get_local_id(0), groups = get_num_groups(0);
+    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
+    v = group_tree_sum(s, v);
+    if (lid == 0) {
+        publish_partial(&partials[get_group_id(0)], v);
+#ifdef C11_ATOMICS
+        uint ticket = atomic_fetch_add_explicit((volatile __global atomic_uint *)tickets, 1u,
+                                                memory_order_acq_rel, memory_scope_device);
+#else
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        uint ticket = atomic_inc(tickets);
+#endif
+        is_last = ticket == groups - 1;
+    }
+    /* Global fence too: the other work-items of the last group read what work-item 0 published
+     * (and, with C11_ATOMICS, what its acquire made visible to it). */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (is_last) { /* the same for the whole group: its barriers are reached by all */
+        T w = IDENTITY;
+        for (uint g = lid; g < groups; g += BLOCK_SIZE) w += read_partial(&partials[g]);
+        w = group_tree_sum(s, w);
+        if (lid == 0) {
+            out[0] = w;
+            atomic_xchg(tickets, 0u);
+        }
+    }
+}
+
+/* ---- Aside: reduce3 with async_work_group_copy (the Khronos reduce sample) ------------------ */
+
+/* Changed from reduce3: the group copies its 2*BLOCK_SIZE elements into local memory with one
+ * async_work_group_copy (a DMA engine may do it while the work-items wait) and waits with
+ * wait_group_events; the last group copies only what is left. The spec does not say that the
+ * wait makes the copy visible to every work-item as a barrier would, so a barrier follows. Still
+ * costs: what reduce3 costs, plus a trip through local memory that the registers avoided. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
+reduce3_async(__global const T *in, __global T *out, uint n) {
+    __local T s[2 * BLOCK_SIZE];
+    const uint lid = get_local_id(0), first = get_group_id(0) * (2 * BLOCK_SIZE);
+    const uint count = min(2u * BLOCK_SIZE, n - first);
+    event_t copied = async_work_group_copy(s, in + first, count, 0);
+    wait_group_events(1, &copied);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    T v = lid < count ? s[lid] : IDENTITY;
+    if (lid + BLOCK_SIZE < count) v += s[lid + BLOCK_SIZE];
+    barrier(CLK_LOCAL_MEM_FENCE); /* everyone has read s before the tree overwrites it */
+    v = group_tree_sum(s, v);
+    if (lid == 0) out[get_group_id(0)] = v;
+}
+
+/* ---- Advanced: lock-step tails (each has the portable twin reduce6) ------------------------- */
+
+#ifdef NVIDIA_WARP_SYNC
+/* NVIDIA only (inline PTX; SKIP elsewhere). Changed from reduce6: the last six steps run in warp
+ * 0 (work-items 0..31) alone, with bar.warp.sync between steps instead of a work-group barrier.
+ * Since Volta a warp's threads are scheduled independently, so the sync is required; `lid < 32`
+ * is uniform per warp, so the whole warp reaches it. Needs BLOCK_SIZE >= 32. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
+reduce6_warp(__global const T *restrict in, __global T *restrict out, uint n) {
+    __local T s[BLOCK_SIZE];
     const uint lid = get_local_id(0);
-    T v = sweep_sum(in, n, BLOCKED);
+    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
     s[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (uint off = BLOCK_SIZE / 2; off > LOCKSTEP; off >>= 1) {
+    for (uint off = BLOCK_SIZE / 2; off > 32; off >>= 1) {
         if (lid < off) s[lid] = v = v + s[lid + off];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    tail_reduce(s, BLOCK_SIZE, out);
+    if (lid < 32) {
+#pragma unroll
+        for (uint off = 32; off > 0; off >>= 1) {
+            if (lid < off && off < BLOCK_SIZE) s[lid] = v = v + s[lid + off];
+            asm volatile("bar.warp.sync -1;" ::: "memory");
+        }
+        if (lid == 0) out[get_group_id(0)] = v;
+    }
 }
+#endif
 
-/* ---- Reference kernels: what reading the input costs, without the reduction ------------ */
+#ifdef SUB_GROUPS
+/* Sub-groups (cl_khr_subgroups, or OpenCL C 3.0 with __opencl_c_subgroups; SKIP elsewhere).
+ * Changed from reduce6: the tree uses work-group barriers down to one sub-group's width, then
+ * sub-group 0 finishes with sub_group_barrier, whichever work-items the implementation put in
+ * it (t is the index within the sub-group). The width must be a power of two (the host checks).
+ * In one step the reads [off, 2off) and the writes [0, off) do not overlap: one sync suffices. */
+__kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
+reduce6_subgroup(__global const T *restrict in, __global T *restrict out, uint n) {
+    __local T s[BLOCK_SIZE];
+    const uint lid = get_local_id(0), width = min((uint)get_max_sub_group_size(), (uint)BLOCK_SIZE);
+    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
+    s[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint off = BLOCK_SIZE / 2; off >= width; off >>= 1) {
+        if (lid < off) s[lid] = v = v + s[lid + off];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (get_sub_group_id() == 0) {
+        const uint t = get_sub_group_local_id();
+        v = s[t];
+        for (uint off = width / 2; off > 0; off >>= 1) {
+            if (t < off) s[t] = v = v + s[t + off];
+            sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (t == 0) out[get_group_id(0)] = v;
+    }
+}
+#endif
 
-/* stream_read: reduce6's sweep alone, in the device's order, one partial per work-item (the
- * host adds them). Its GB/s is this device's streaming-read bandwidth in the same run. */
+/* ---- Reference kernels: what reading the input costs, without the reduction ---------------- */
+
+/* stream_read: reduce6's loads alone, in the device's order, one partial per work-item (the host
+ * adds them). Its GB/s is this device's streaming-read bandwidth, measured in the same run. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 stream_read(__global const T *restrict in, __global T *restrict out, uint n) {
-    out[get_global_id(0)] = sweep_sum(in, n, BLOCKED);
+    out[get_global_id(0)] = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
 }
 
-/* strided_read: the same sweep in the other order, strided for this device's unit of
- * execution: on a GPU the lanes of a warp read a chunk apart (uncoalesced); on a CPU a core's
- * consecutive loads jump a whole grid apart. */
+/* strided_read: the same loads in the other order: on a GPU the lanes of a warp read a chunk
+ * apart (uncoalesced); on a CPU a core's consecutive loads jump a whole grid apart. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 strided_read(__global const T *restrict in, __global T *restrict out, uint n) {
-    out[get_global_id(0)] = sweep_sum(in, n, !BLOCKED);
+    out[get_global_id(0)] = BLOCKED ? sum_interleaved(in, n) : sum_blocked(in, n);
 }

@@ -75,6 +75,7 @@ runs() {
         echo "04_reduction_naive_to_cascade --size 2^26 --reps 10"
         echo "05_matmul_tiled_vector --size 1024 --reps 3"
         echo "05_matmul_tiled_vector --size 2048 --reps 3"
+        echo "06_subgroup_builtin --size 2^20 --reps 50"
         echo "06_subgroup_builtin --size 2^26 --reps 10"
         ;;
     gpu)
@@ -83,8 +84,9 @@ runs() {
         echo "03_events_profiling --reps 10"
         echo "04_reduction_naive_to_cascade --size 2^28 --reps 20"
         echo "05_matmul_tiled_vector --size 2048 --reps 5"
-        echo "05_matmul_tiled_vector --size 4096 --reps 5 --no-check"
-        echo "05_matmul_tiled_vector --size 8192 --reps 5 --no-check"
+        echo "05_matmul_tiled_vector --size 4096 --reps 5"
+        echo "05_matmul_tiled_vector --size 8192 --reps 5"
+        echo "06_subgroup_builtin --size 2^20 --reps 50"
         echo "06_subgroup_builtin --size 2^28 --reps 20"
         ;;
     esac
@@ -107,6 +109,24 @@ while read -r chapter args; do
     echo "   exit status $rc, $(($(date +%s) - start)) s"
     case $rc in 0|77) ;; *) status=1 ;; esac
 done < <(runs)
+
+# Chapter 04's GB/s against n, 2^10..2^28, in interleaved rounds (render.py keeps the best of
+# each point), and where torch with CUDA is installed, torch.sum (CUB) timed the same way right
+# after it on the same GPU (04_reduction_naive_to_cascade/torch_sum_reference.py).
+if [ "$profile" != tiny ] && [ -x "$bin/04_reduction_naive_to_cascade" ]; then
+    rm -f "$out/ch04_sweep.csv" "$out/ch04_cub.csv"
+    echo "== 04_reduction_naive_to_cascade/sweep.sh --rounds 3 ${chapter_args[*]}"
+    "$top/04_reduction_naive_to_cascade/sweep.sh" "$bin/04_reduction_naive_to_cascade" \
+        "$out/ch04_sweep.csv" --rounds 3 -- "${chapter_args[@]}" >"$out/ch04_sweep.txt" 2>&1 ||
+        { echo "   sweep failed; see ch04_sweep.txt"; status=1; }
+    commands+=("04_reduction_naive_to_cascade/sweep.sh --rounds 3 ${chapter_args[*]}")
+    if [ "$profile" = gpu ] && python3 -c "import torch; assert torch.cuda.is_available()" \
+        >/dev/null 2>&1; then
+        echo "== torch_sum_reference.py"
+        python3 "$top/04_reduction_naive_to_cascade/torch_sum_reference.py" "$out/ch04_cub.csv" \
+            >>"$out/ch04_sweep.txt" 2>&1 || echo "   torch.sum reference failed; see ch04_sweep.txt"
+    fi
+fi
 
 # clpeak's view of the same device, for the figures the chapters are compared with.
 clpeak=${CLPEAK:-clpeak}

@@ -1,0 +1,50 @@
+/* Chapter 04 solutions: the set-up both share. */
+#include "solution.h"
+
+#include <stdio.h>
+
+int solution_setup(solution *s, int argc, char **argv, const char *name, const char *summary,
+                   size_t default_size, const char *file, size_t local) {
+    s->spec = (oclt_cli_spec){.chapter = name,
+                              .summary = summary,
+                              .size_kind = OCLT_SIZE_COUNT,
+                              .default_size = {default_size},
+                              .default_reps = 1};
+    int rc = oclt_parse_command_line(argc, argv, &s->spec, &s->opt);
+    if (rc != OCLT_CONTINUE) return rc;
+    if (s->opt.size[0] > 0x7FFFFFFF)
+        return oclt_usage_error(&s->spec, "--size %zu is too large: at most 2^31-1",
+                                s->opt.size[0]);
+    if ((rc = oclt_open_device(&s->spec, &s->opt, &s->dev)) != OCLT_CONTINUE) return rc;
+    if (oclt_device_size(s->dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE) < local) {
+        fprintf(stderr, "%s: groups of %zu are too large for %s\n", name, local,
+                s->dev.device_name);
+        oclt_close_device(&s->dev);
+        return OCLT_EXIT_SKIP;
+    }
+    char options[64];
+    snprintf(options, sizeof options, "-DBLOCK_SIZE=%zu", local);
+    s->program = oclt_build_file(s->dev.context, s->dev.device, file, options);
+    if (!s->program) {
+        oclt_close_device(&s->dev);
+        return OCLT_EXIT_FAIL;
+    }
+    oclt_report_begin(&s->report, &s->spec, &s->opt, &s->dev);
+    return OCLT_CONTINUE;
+}
+
+cl_mem solution_buffer(const solution *s, size_t bytes, void *host) {
+    cl_int err = CL_SUCCESS;
+    cl_mem buffer =
+        clCreateBuffer(s->dev.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, host, &err);
+    return OCLT_CHECK_ERR(err, "clCreateBuffer") ? NULL : buffer;
+}
+
+int solution_finish(solution *s, const char *variant, oclt_status status) {
+    char size[32];
+    snprintf(size, sizeof size, "%zu", s->opt.size[0]);
+    oclt_report_result(&s->report, variant, size, -1, -1, NULL, status, NULL);
+    clReleaseProgram(s->program);
+    oclt_close_device(&s->dev);
+    return oclt_report_exit_code(&s->report);
+}
