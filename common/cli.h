@@ -10,7 +10,7 @@
  *       --seed S           random seed (printed on every run so a failure can be repeated)
  *       --no-check         skip the CPU reference (for large benchmark runs)
  *       --csv FILE         append one row per variant (header written to a new file)
- * plus, where a chapter asks for them: --type, --local, --op, --trace.
+ * plus, where a chapter asks for them: --type, --local, --op, --trace, --tune.
  * Every value is validated before any OpenCL work; a bad one prints one line on stderr and
  * the chapter exits with OCLT_EXIT_USAGE (2). */
 #ifndef OCLT_CLI_H
@@ -32,7 +32,8 @@ enum {
     OCLT_OPT_TYPE = 1 << 0,  /* --type NAME, one of spec->types */
     OCLT_OPT_LOCAL = 1 << 1, /* --local N, a power of two (limits checked later on the device) */
     OCLT_OPT_OP = 1 << 2,    /* --op NAME, one of spec->ops */
-    OCLT_OPT_TRACE = 1 << 3  /* --trace FILE, a writable path */
+    OCLT_OPT_TRACE = 1 << 3, /* --trace FILE, a writable path */
+    OCLT_OPT_TUNE = 1 << 4   /* --tune[=quick|wide|N]: search the chapter's tuning on the device */
 };
 
 typedef struct {
@@ -72,6 +73,8 @@ typedef struct {
     size_t local;         /* 0: chosen from the device */
     int op;               /* index into spec->ops */
     const char *trace_path;
+    int tune;       /* --tune: 0 not given, 1 quick, 2 wide */
+    int tune_limit; /* --tune=N: at most N candidates (0: the mode's own space) */
 } oclt_options;
 
 /* Returned by oclt_parse_command_line when the chapter should go on. */

@@ -111,7 +111,8 @@ include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)
 # must be a real, compiling bug. docs/correctness_tooling.md lists what the mutants cover.
 find_program(OCLT_PYTHON3_MUTATE python3)
 function(oclt_add_mutation_test name)
-  cmake_parse_arguments(ARG "" "FILE;FIND;REPLACE;OCCURRENCE;ORACLE;TIMEOUT" "COMMAND" ${ARGN})
+  # PARSE_ARGV keeps a ';' inside FIND or REPLACE as text instead of splitting the value there.
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FILE;FIND;REPLACE;OCCURRENCE;ORACLE;TIMEOUT" "COMMAND")
   if(NOT OCLT_PYTHON3_MUTATE)
     return()
   endif()
@@ -127,7 +128,7 @@ function(oclt_add_mutation_test name)
   add_test(NAME ${name}
            COMMAND ${OCLT_PYTHON3_MUTATE} ${PROJECT_SOURCE_DIR}/common/tests/mutate.py
                    --oracle ${ARG_ORACLE} --kernels ${CMAKE_CURRENT_SOURCE_DIR} --file ${ARG_FILE}
-                   --find ${ARG_FIND} --replace ${ARG_REPLACE} --occurrence ${ARG_OCCURRENCE}
+                   --find "${ARG_FIND}" --replace "${ARG_REPLACE}" --occurrence ${ARG_OCCURRENCE}
                    -- ${ARG_COMMAND}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS mutation SKIP_RETURN_CODE 77

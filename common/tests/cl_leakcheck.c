@@ -374,6 +374,15 @@ static void *find_next(const char *name) {
     if (err_ != CL_SUCCESS) give_back(&undo_);                                                     \
     return err_
 
+/* clRetain<Object> and clRelease<Object>, for the handles of one kind. */
+#define RETAIN_AND_RELEASE(kind, Object, handle_type)                                              \
+    EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetain##Object(handle_type handle) {                  \
+        RETAIN(kind, clRetain##Object, handle);                                                    \
+    }                                                                                              \
+    EXPORT CL_API_ENTRY cl_int CL_API_CALL clRelease##Object(handle_type handle) {                 \
+        RELEASE(kind, clRelease##Object, handle);                                                  \
+    }
+
 /* Devices (only sub-devices are reference counted) */
 
 EXPORT CL_API_ENTRY cl_int CL_API_CALL
@@ -388,12 +397,7 @@ clCreateSubDevices(cl_device_id in_device, const cl_device_partition_property *p
             record_created(KIND_DEVICE, out_devices[i], "clCreateSubDevices", CALLER);
     return err;
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainDevice(cl_device_id device) {
-    RETAIN(KIND_DEVICE, clRetainDevice, device);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseDevice(cl_device_id device) {
-    RELEASE(KIND_DEVICE, clReleaseDevice, device);
-}
+RETAIN_AND_RELEASE(KIND_DEVICE, Device, cl_device_id)
 
 /* Contexts */
 
@@ -411,12 +415,7 @@ clCreateContextFromType(const cl_context_properties *properties, cl_device_type 
     CREATE(KIND_CONTEXT, clCreateContextFromType, properties, device_type, pfn_notify, user_data,
            errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainContext(cl_context context) {
-    RETAIN(KIND_CONTEXT, clRetainContext, context);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseContext(cl_context context) {
-    RELEASE(KIND_CONTEXT, clReleaseContext, context);
-}
+RETAIN_AND_RELEASE(KIND_CONTEXT, Context, cl_context)
 
 /* Command queues */
 
@@ -431,12 +430,7 @@ clCreateCommandQueue(cl_context context, cl_device_id device,
                      cl_command_queue_properties properties, cl_int *errcode_ret) {
     CREATE(KIND_QUEUE, clCreateCommandQueue, context, device, properties, errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainCommandQueue(cl_command_queue queue) {
-    RETAIN(KIND_QUEUE, clRetainCommandQueue, queue);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseCommandQueue(cl_command_queue queue) {
-    RELEASE(KIND_QUEUE, clReleaseCommandQueue, queue);
-}
+RETAIN_AND_RELEASE(KIND_QUEUE, CommandQueue, cl_command_queue)
 
 /* Memory objects: buffers, sub-buffers, images, pipes */
 
@@ -490,12 +484,7 @@ EXPORT CL_API_ENTRY cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_f
     CREATE(KIND_MEM, clCreatePipe, context, flags, packet_size, max_packets, properties,
            errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainMemObject(cl_mem memobj) {
-    RETAIN(KIND_MEM, clRetainMemObject, memobj);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseMemObject(cl_mem memobj) {
-    RELEASE(KIND_MEM, clReleaseMemObject, memobj);
-}
+RETAIN_AND_RELEASE(KIND_MEM, MemObject, cl_mem)
 
 /* Shared virtual memory: clSVMAlloc is given back by clSVMFree or clEnqueueSVMFree */
 
@@ -526,12 +515,7 @@ EXPORT CL_API_ENTRY cl_sampler CL_API_CALL clCreateSampler(cl_context context,
     CREATE(KIND_SAMPLER, clCreateSampler, context, normalized_coords, addressing_mode, filter_mode,
            errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainSampler(cl_sampler sampler) {
-    RETAIN(KIND_SAMPLER, clRetainSampler, sampler);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseSampler(cl_sampler sampler) {
-    RELEASE(KIND_SAMPLER, clReleaseSampler, sampler);
-}
+RETAIN_AND_RELEASE(KIND_SAMPLER, Sampler, cl_sampler)
 
 /* Programs */
 
@@ -567,12 +551,7 @@ EXPORT CL_API_ENTRY cl_program CL_API_CALL clLinkProgram(
     CREATE(KIND_PROGRAM, clLinkProgram, context, num_devices, device_list, options,
            num_input_programs, input_programs, pfn_notify, user_data, errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainProgram(cl_program program) {
-    RETAIN(KIND_PROGRAM, clRetainProgram, program);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseProgram(cl_program program) {
-    RELEASE(KIND_PROGRAM, clReleaseProgram, program);
-}
+RETAIN_AND_RELEASE(KIND_PROGRAM, Program, cl_program)
 
 /* Kernels */
 
@@ -598,12 +577,7 @@ EXPORT CL_API_ENTRY cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel,
                                                         cl_int *errcode_ret) {
     CREATE(KIND_KERNEL, clCloneKernel, source_kernel, errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainKernel(cl_kernel kernel) {
-    RETAIN(KIND_KERNEL, clRetainKernel, kernel);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel) {
-    RELEASE(KIND_KERNEL, clReleaseKernel, kernel);
-}
+RETAIN_AND_RELEASE(KIND_KERNEL, Kernel, cl_kernel)
 
 /* Events: user events, and the `event` out-parameter of every enqueue call */
 
@@ -611,12 +585,7 @@ EXPORT CL_API_ENTRY cl_event CL_API_CALL clCreateUserEvent(cl_context context,
                                                            cl_int *errcode_ret) {
     CREATE(KIND_EVENT, clCreateUserEvent, context, errcode_ret);
 }
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clRetainEvent(cl_event event) {
-    RETAIN(KIND_EVENT, clRetainEvent, event);
-}
-EXPORT CL_API_ENTRY cl_int CL_API_CALL clReleaseEvent(cl_event event) {
-    RELEASE(KIND_EVENT, clReleaseEvent, event);
-}
+RETAIN_AND_RELEASE(KIND_EVENT, Event, cl_event)
 
 EXPORT CL_API_ENTRY cl_int CL_API_CALL clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer,
                                                            cl_bool blocking, size_t offset,

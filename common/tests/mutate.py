@@ -76,8 +76,12 @@ def main():
                 return 77
             command = ["oclgrind", "--data-races", "--uninitialized", "--max-errors", "5",
                        "--log", log] + command
-        run = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True, errors="replace")
+        try:
+            run = subprocess.run(command, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, errors="replace")
+        except OSError as error:
+            print(f"cannot run {command[0]}: {error}")
+            return 1
         output = run.stdout
         print(output[-3000:])
         if "building " in output and " failed:" in output:

@@ -542,6 +542,9 @@ def ch05_intensity(dev, size):
         elif "TSM" in params and "TSN" in params:
             tsm, tsn = int(params["TSM"]), int(params["TSN"])
             result[step] = tsm * tsn / (2.0 * (tsm + tsn))
+        elif "BM" in params and "BN" in params:  # warp_tiled, split_k: a BM x BN block
+            bm, bn = int(params["BM"]), int(params["BN"])
+            result[step] = bm * bn / (2.0 * (bm + bn))
         elif "TS" in params:
             result[step] = int(params["TS"]) / 4.0
     return result
@@ -719,6 +722,20 @@ def collectives(dev):
 
 
 R = "04_reduction_naive_to_cascade"
+
+
+def reduction_step(tip, a, b):
+    """A checklist row: chapter 04's step from kernel a to kernel b, in GB/s."""
+    where = "[04](04_reduction_naive_to_cascade.md) `%s` → `%s`" % (a, b)
+    return (tip, where, lambda d: step(d, R, a + "/float", b + "/float", "GB/s"))
+
+
+def matmul_step(tip, a, b):
+    """A checklist row: chapter 05's step from kernel a to kernel b, at the largest size."""
+    where = "[05](05_matmul_tiled_vector.md) `%s` → `%s`" % (a, b)
+    return (tip, where, lambda d: largest_matmul(d, a, b))
+
+
 CHECKLIST = [
     ("Fewer and larger transfers", "[02](02_buffers_mapping.md) bandwidth sweep", transfer_sizes),
     ("Overlap transfers with computation", "[03](03_events_profiling.md) `overlap`", overlap),
@@ -726,31 +743,19 @@ CHECKLIST = [
      "`launch_latency`", latency),
     ("Coalesced global memory access", "[04](04_reduction_naive_to_cascade.md) `stream_read` "
      "vs `strided_read`", lambda d: step(d, R, "strided_read/float", "stream_read/float", "GB/s")),
-    ("Avoid divergence", "[04](04_reduction_naive_to_cascade.md) `reduce0` → `reduce1`",
-     lambda d: step(d, R, "reduce0/float", "reduce1/float", "GB/s")),
-    ("Avoid local-memory bank conflicts", "[04](04_reduction_naive_to_cascade.md) `reduce1` → "
-     "`reduce2`", lambda d: step(d, R, "reduce1/float", "reduce2/float", "GB/s")),
-    ("Do more work per work-item (first add during the load)",
-     "[04](04_reduction_naive_to_cascade.md) `reduce2` → `reduce3`",
-     lambda d: step(d, R, "reduce2/float", "reduce3/float", "GB/s")),
-    ("Unroll the last tree steps", "[04](04_reduction_naive_to_cascade.md) `reduce3` → `reduce4`",
-     lambda d: step(d, R, "reduce3/float", "reduce4/float", "GB/s")),
-    ("Unroll loops (compile-time sizes)", "[04](04_reduction_naive_to_cascade.md) `reduce4` → "
-     "`reduce5`", lambda d: step(d, R, "reduce4/float", "reduce5/float", "GB/s")),
-    ("Algorithm cascading", "[04](04_reduction_naive_to_cascade.md) `reduce5` → `reduce6`",
-     lambda d: step(d, R, "reduce5/float", "reduce6/float", "GB/s")),
-    ("One launch instead of two (atomic ticket)", "[04](04_reduction_naive_to_cascade.md) "
-     "`reduce6` → `reduce7`", lambda d: step(d, R, "reduce6/float", "reduce7/float", "GB/s")),
+    reduction_step("Avoid divergence", "reduce0", "reduce1"),
+    reduction_step("Avoid local-memory bank conflicts", "reduce1", "reduce2"),
+    reduction_step("Do more work per work-item (first add during the load)", "reduce2", "reduce3"),
+    reduction_step("Unroll the last tree steps", "reduce3", "reduce4"),
+    reduction_step("Unroll loops (compile-time sizes)", "reduce4", "reduce5"),
+    reduction_step("Algorithm cascading", "reduce5", "reduce6"),
+    reduction_step("One launch instead of two (atomic ticket)", "reduce6", "reduce7"),
     ("Built-in collectives instead of local-memory trees", "[06](06_subgroup_builtin.md)",
      collectives),
-    ("Local memory for data reuse (tiling)", "[05](05_matmul_tiled_vector.md) `naive` → `tiled`",
-     lambda d: largest_matmul(d, "naive", "tiled")),
-    ("Vector loads and arithmetic", "[05](05_matmul_tiled_vector.md) `more_work` → `vector`",
-     lambda d: largest_matmul(d, "more_work", "vector")),
-    ("Register blocking", "[05](05_matmul_tiled_vector.md) `vector` → `reg2d`",
-     lambda d: largest_matmul(d, "vector", "reg2d")),
-    ("Prefetch the next tile (double buffering)", "[05](05_matmul_tiled_vector.md) `reg2d` → "
-     "`double_buffer`", lambda d: largest_matmul(d, "reg2d", "double_buffer")),
+    matmul_step("Local memory for data reuse (tiling)", "naive", "tiled"),
+    matmul_step("Vector loads and arithmetic", "more_work", "vector"),
+    matmul_step("Register blocking", "vector", "reg2d"),
+    matmul_step("Prefetch the next tile (double buffering)", "reg2d", "double_buffer"),
 ]
 
 
