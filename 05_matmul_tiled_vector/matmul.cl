@@ -64,9 +64,6 @@
 #define PEAK_TYPE float
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b)  CAT_(a, b)
-
 /* ---- 1. naive -----------------------------------------------------------------------------------
  * One output per work-item, K multiply-adds straight from global memory. Each element of A
  * and B is fetched from global memory N and M times: 2 loads per multiply-add, so the kernel
@@ -85,8 +82,7 @@ __kernel void naive(const int M, const int N, const int K, __global const float 
  * A work-group of TS x TS items copies a TS x TS tile of A and of B into local memory, then
  * every item reads its row and column from there: each global element is fetched once per
  * tile instead of TS times. Costs two barriers per tile, and still one local load per operand
- * of every multiply-add. Out-of-range items load 0 and stay to the end (they must reach every
- * barrier). */
+ * of every multiply-add. */
 __kernel __attribute__((reqd_work_group_size(TS, TS, 1))) void
 tiled(const int M, const int N, const int K, __global const float *restrict A,
       __global const float *restrict B, __global float *restrict C) {
@@ -95,6 +91,7 @@ tiled(const int M, const int N, const int K, __global const float *restrict A,
     const int tx = get_local_id(0), ty = get_local_id(1);
     const int col = get_group_id(0) * TS + tx;
     const int row = get_group_id(1) * TS + ty;
+    /* Items outside C load 0 and stay to the end: every item must reach every barrier. */
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += TS) {
         Asub[ty][tx] = row < M && k0 + tx < K ? A[(size_t)row * K + k0 + tx] : 0.0f;
@@ -153,10 +150,26 @@ more_work(const int M, const int N, const int K, __global const float *restrict 
  * stored transposed so that a column of B is also contiguous along k, and the multiply-adds
  * are floatn operations into n partial sums per output, added up at the end. One local load
  * now feeds n multiply-adds. Costs the transposing stores of B and a short sum per output. */
-#define floatW  CAT(float, WIDTH)
-#define vloadW  CAT(vload, WIDTH)
-#define vstoreW CAT(vstore, WIDTH)
-#define VPT     (TS / WIDTH) /* vectors per tile row */
+#define VPT (TS / WIDTH) /* vectors per tile row */
+
+/* floatW: a vector of WIDTH floats, with its load and store functions. */
+#if WIDTH == 2
+typedef float2 floatW;
+#define vloadW  vload2
+#define vstoreW vstore2
+#elif WIDTH == 4
+typedef float4 floatW;
+#define vloadW  vload4
+#define vstoreW vstore4
+#elif WIDTH == 8
+typedef float8 floatW;
+#define vloadW  vload8
+#define vstoreW vstore8
+#else
+typedef float16 floatW;
+#define vloadW  vload16
+#define vstoreW vstore16
+#endif
 
 /* The WIDTH partial sums of an output added pairwise: a tree of depth log2(WIDTH) <= 4. (Not
  * v.lo + v.hi: Oclgrind 21.10's uninitialized-value checker crashes on such shuffles.) */
@@ -253,9 +266,21 @@ vector(const int M, const int N, const int K, __global const float *restrict A,
 /* One float4 of padding per row of the A tile: the transposing stores of items with
  * neighbouring k then land in different banks. */
 #define APAD    1
-#define floatV  CAT(float, VWN)
-#define vloadV  CAT(vload, VWN)
-#define vstoreV CAT(vstore, VWN)
+
+/* floatV: a vector of VWN floats, with its load and store functions. */
+#if VWN == 4
+typedef float4 floatV;
+#define vloadV  vload4
+#define vstoreV vstore4
+#elif VWN == 8
+typedef float8 floatV;
+#define vloadV  vload8
+#define vstoreV vstore8
+#else
+typedef float16 floatV;
+#define vloadV  vload16
+#define vstoreV vstore16
+#endif
 
 typedef __local float4 (*a_tile)[TSM / 4 + APAD];
 typedef __local floatV (*b_tile)[TSN / VWN];
@@ -460,13 +485,10 @@ double_buffer_regs(const int M, const int N, const int K, __global const float *
 }
 
 /* ---- 6b. double_buffer_async --------------------------------------------------------------------
- * The notes' form of prefetching: async_work_group_strided_copy (which gathers a column of the
- * A tile into a row of the transposed tile) and async_work_group_copy (rows of B) fill the
- * other buffer while the group multiplies this one; wait_group_events + one barrier end each
- * k-step. The copies cannot pad with zeros, so the group zeroes both buffers once (the copies
- * of an edge tile never touch its margin) and the rows beyond K of the last tile. Costs: how
- * asynchronous the copy is depends on the driver (many run it as ordinary loads by the group,
- * at the call), and a tile takes 2*TSK copy calls. */
+ * double_buffer with the notes' built-in copies: async_work_group_(strided_)copy fills the other
+ * buffer while the group multiplies this one, and wait_group_events + one barrier end a k-step.
+ * Faster only where the driver really copies in the background; costs 2*TSK copy calls per tile
+ * (a strided gather for each column of A), and on NVIDIA it is the slowest step (see the docs). */
 
 /* Rows first_k.. of both tiles to 0 (the padding of the A tile is never read). */
 inline void zero_rows(a_tile Asub, b_tile Bsub, int first_k, uint id) {
@@ -532,11 +554,10 @@ double_buffer_async(const int M, const int N, const int K, __global const float 
 }
 
 /* ---- fp32_peak ----------------------------------------------------------------------------------
- * Not a matrix product: the device's FP32 multiply-add rate, measured by the same program so
- * that each step above can be read as a share of it. 16 independent chains of x = x*a + b per
- * item keep the pipelines full; the host passes a = b = 1, so each chain counts x0 + n exactly
- * and the host can check that every step ran. The compiler cannot know a and b, so it cannot
- * skip the work. */
+ * Not a matrix product: the device's FP32 multiply-add rate, the roof each step is measured
+ * against. 16 independent chains of x = x*a + b per item keep the pipelines full; the host
+ * passes a = b = 1 (unknown to the compiler, so it cannot skip the work), so each chain counts
+ * x0 + n exactly and the host checks that every step ran. */
 __kernel void fp32_peak(__global PEAK_TYPE *out, const float a, const float b,
                         const int iterations) {
     const int id = get_global_id(0);

@@ -12,16 +12,27 @@ typedef struct {
 } tuning_key;
 
 static const tuning_key keys[] = {
-    {"TS", offsetof(matmul_tuning, ts)},       {"WPT", offsetof(matmul_tuning, wpt)},
-    {"WIDTH", offsetof(matmul_tuning, width)}, {"TSM", offsetof(matmul_tuning, tsm)},
-    {"TSN", offsetof(matmul_tuning, tsn)},     {"TSK", offsetof(matmul_tuning, tsk)},
-    {"WPTM", offsetof(matmul_tuning, wptm)},   {"WPTN", offsetof(matmul_tuning, wptn)},
-    {"VWN", offsetof(matmul_tuning, vwn)},
+    {"TS", offsetof(matmul_tuning, ts)},           {"WPT", offsetof(matmul_tuning, wpt)},
+    {"WIDTH", offsetof(matmul_tuning, width)},     {"TSM", offsetof(matmul_tuning, tsm)},
+    {"TSN", offsetof(matmul_tuning, tsn)},         {"TSK", offsetof(matmul_tuning, tsk)},
+    {"WPTM", offsetof(matmul_tuning, wptm)},       {"WPTN", offsetof(matmul_tuning, wptn)},
+    {"VWN", offsetof(matmul_tuning, vwn)},         {"BM", offsetof(matmul_tuning, bm)},
+    {"BN", offsetof(matmul_tuning, bn)},           {"BK", offsetof(matmul_tuning, bk)},
+    {"TM", offsetof(matmul_tuning, tm)},           {"TN", offsetof(matmul_tuning, tn)},
+    {"VW", offsetof(matmul_tuning, vw)},           {"WIM", offsetof(matmul_tuning, wim)},
+    {"WIN", offsetof(matmul_tuning, win)},         {"GROUP_M", offsetof(matmul_tuning, group_m)},
+    {"SPLIT_K", offsetof(matmul_tuning, split_k)},
 };
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
 static int *field(matmul_tuning *t, size_t k) {
     return (int *)((char *)t + keys[k].offset);
+}
+
+int *matmul_tuning_field(matmul_tuning *t, const char *key) {
+    for (size_t k = 0; k < KEY_COUNT; ++k)
+        if (strcmp(keys[k].key, key) == 0) return field(t, k);
+    return NULL;
 }
 
 int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_override *override) {
@@ -36,7 +47,8 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
         if (!equals)
             return oclt_usage_error(spec,
                                     "%s='%s': '%.*s' is not KEY=VALUE (keys: TS WPT WIDTH "
-                                    "TSM TSN TSK WPTM WPTN VWN)",
+                                    "TSM TSN TSK WPTM WPTN VWN BM BN BK TM TN VW WIM WIN GROUP_M "
+                                    "SPLIT_K)",
                                     MATMUL_TUNE_ENV, text, (int)len, item);
         size_t key_len = (size_t)(equals - item);
         size_t k = 0;
@@ -46,7 +58,8 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
         if (k == KEY_COUNT)
             return oclt_usage_error(spec,
                                     "%s: unknown key '%.*s' (keys: TS WPT WIDTH TSM TSN "
-                                    "TSK WPTM WPTN VWN)",
+                                    "TSK WPTM WPTN VWN BM BN BK TM TN VW WIM WIN GROUP_M "
+                                    "SPLIT_K)",
                                     MATMUL_TUNE_ENV, (int)key_len, item);
         char digits[16];
         size_t value_len = len - key_len - 1;
@@ -100,6 +113,27 @@ size_t matmul_local_bytes_double_buffer(const matmul_tuning *t) {
     return 2u * (size_t)t->tsk * (size_t)(t->tsm + 4 + t->tsn) * sizeof(float);
 }
 
+/* Two buffers of the warp_tiled step's A tile (BK rows of BM + 4 floats) and B tile. */
+size_t matmul_local_bytes_warp_tiled(const matmul_tuning *t) {
+    return 2u * (size_t)t->bk * (size_t)(t->bm + 4 + t->bn) * sizeof(float);
+}
+
+/* warp_tiled and split_k before autotune.c picks by device and size (its table, the cache of
+ * --tune): GPUs a 128 x 128 block of 256 items, 8 x 8 each, warps of 8 x 4 items; CPUs the
+ * register block of double_buffer, one "warp" per item. */
+static void default_warp_tiled(const matmul_device_limits *limits, matmul_tuning *t) {
+    if (limits->is_cpu) {
+        t->bm = 64, t->bn = 128, t->bk = 16, t->tm = 8, t->tn = 32, t->vw = 16;
+        t->wim = t->win = 1;
+    } else {
+        t->bm = t->bn = limits->max_work_group >= 256 ? 128 : 64;
+        t->bk = 16, t->tm = t->tn = 8, t->vw = 4, t->wim = 8, t->win = 4;
+        if (t->bm == 64) t->wim = 4, t->win = 2;
+        if (matmul_local_bytes_warp_tiled(t) > limits->local_mem) t->bk = 8;
+    }
+    t->group_m = 8, t->split_k = 1;
+}
+
 /* Defaults. GPUs: 32 x 32 tiles for the simple kernels (1024 items where allowed), WPT so that
  * more_work's groups stay a multiple of the preferred work-group multiple (a warp, a wavefront),
  * and the well-known 128 x 128 block per group of 256 items, each an 8 x 8 register block of
@@ -118,6 +152,7 @@ static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t)
                              .wptm = 8,
                              .wptn = 32,
                              .vwn = 16};
+        default_warp_tiled(limits, t);
         return;
     }
     t->ts = 32;
@@ -136,6 +171,7 @@ static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t)
     t->tsk = 16;
     if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsk = 8;
     if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsm = t->tsn = 64;
+    default_warp_tiled(limits, t);
 }
 
 static int is_power_of_two(int x) {
@@ -143,7 +179,10 @@ static int is_power_of_two(int x) {
 }
 
 /* The first broken constraint, as a phrase; NULL when all hold. */
-static const char *broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
+static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size);
+
+const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
                                      char *why, size_t size) {
     const long rtsm = t->wptm ? t->tsm / t->wptm : 0, rtsn = t->wptn ? t->tsn / t->wptn : 0;
     const long threads = rtsm * rtsn;
@@ -211,6 +250,47 @@ static const char *broken_constraint(const matmul_tuning *t, const matmul_device
                  "buffers, the device has %llu",
                  matmul_local_bytes_double_buffer(t), (unsigned long long)limits->local_mem);
     else
+        return broken_warp_tiled(t, limits, why, size);
+    return why;
+}
+
+/* warp_tiled (matmul_advanced.cl states the same constraints beside its defines). */
+static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size) {
+    const long threads = t->tm && t->tn ? (long)(t->bm / t->tm) * (t->bn / t->tn) : 0;
+    if (t->tm % 4 || t->bk % 4)
+        snprintf(why, size, "TM=%d and BK=%d must be multiples of 4 (float4 reads of A)", t->tm,
+                 t->bk);
+    else if (t->vw != 4 && t->vw != 8 && t->vw != 16)
+        snprintf(why, size, "VW=%d must be 4, 8 or 16 (a floatn type)", t->vw);
+    else if (t->tn % t->vw)
+        snprintf(why, size, "TN=%d must be divisible by VW=%d", t->tn, t->vw);
+    else if (t->bm % (t->tm * t->wim) || t->bn % (t->tn * t->win))
+        snprintf(why, size,
+                 "BM=%d must be divisible by TM*WIM=%d and BN=%d by TN*WIN=%d (whole warp tiles)",
+                 t->bm, t->tm * t->wim, t->bn, t->tn * t->win);
+    else if (threads % ((long)t->wim * t->win))
+        snprintf(why, size, "(BM/TM)*(BN/TN)=%ld work-items must be whole warps of WIM*WIN=%d",
+                 threads, t->wim * t->win);
+    else if ((long)t->bk * t->bm / 4 % threads || (long)t->bk * t->bn / t->vw % threads)
+        snprintf(why, size,
+                 "BK*BM/4=%ld and BK*BN/VW=%ld vectors must divide evenly among %ld work-items",
+                 (long)t->bk * t->bm / 4, (long)t->bk * t->bn / t->vw, threads);
+    else if ((size_t)threads > limits->max_work_group ||
+             (size_t)(t->bn / t->tn) > limits->max_item[0] ||
+             (size_t)(t->bm / t->tm) > limits->max_item[1])
+        snprintf(why, size,
+                 "(BN/TN)x(BM/TM)=%dx%d work-items exceed the device's limits (max work-group "
+                 "size %zu)",
+                 t->bn / t->tn, t->bm / t->tm, limits->max_work_group);
+    else if (matmul_local_bytes_warp_tiled(t) > limits->local_mem)
+        snprintf(why, size,
+                 "BK*(BM+4+BN)*2 floats = %zu bytes of local memory for two buffers, the device "
+                 "has %llu",
+                 matmul_local_bytes_warp_tiled(t), (unsigned long long)limits->local_mem);
+    else if (t->split_k > 64)
+        snprintf(why, size, "SPLIT_K=%d must be at most 64", t->split_k);
+    else
         return NULL;
     return why;
 }
@@ -223,7 +303,7 @@ int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *
         if (value) *field(tuning, k) = value;
     }
     char why[256];
-    if (broken_constraint(tuning, limits, why, sizeof why))
+    if (matmul_broken_constraint(tuning, limits, why, sizeof why))
         return override->text
                    ? oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV, override->text, why)
                    : oclt_usage_error(spec,
@@ -233,7 +313,19 @@ int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *
     return 0;
 }
 
+/* Every key as "<prefix>KEY=value", space-separated: "TS=32 WPT=8 ..." or "-DTS=32 -DWPT=8 ...". */
+static void format_keys(const matmul_tuning *t, const char *prefix, char *out, size_t size) {
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t k = 0; k < KEY_COUNT && used < size; ++k)
+        used += (size_t)snprintf(out + used, size - used, "%s%s%s=%d", k ? " " : "", prefix,
+                                 keys[k].key, *field((matmul_tuning *)t, k));
+}
+
 void matmul_format_tuning(const matmul_tuning *t, char *out, size_t size) {
-    snprintf(out, size, "TS=%d WPT=%d WIDTH=%d TSM=%d TSN=%d TSK=%d WPTM=%d WPTN=%d VWN=%d", t->ts,
-             t->wpt, t->width, t->tsm, t->tsn, t->tsk, t->wptm, t->wptn, t->vwn);
+    format_keys(t, "", out, size);
+}
+
+void matmul_format_defines(const matmul_tuning *t, char *out, size_t size) {
+    format_keys(t, "-D", out, size);
 }

@@ -11,6 +11,8 @@
 typedef struct {
     int ts, wpt, width;                 /* tiled, more_work, vector */
     int tsm, tsn, tsk, wptm, wptn, vwn; /* reg2d, double_buffer, double_buffer_async */
+    /* warp_tiled, split_k (matmul_advanced.cl; defaults by device and size: autotune.c) */
+    int bm, bn, bk, tm, tn, vw, wim, win, group_m, split_k;
 } matmul_tuning;
 
 #define MATMUL_TUNE_ENV "OCLT_MATMUL_TUNE"
@@ -46,7 +48,19 @@ size_t matmul_local_bytes_tiled(const matmul_tuning *t);
 size_t matmul_local_bytes_vector(const matmul_tuning *t);
 size_t matmul_local_bytes_double_buffer(const matmul_tuning *t);
 
+/* The field of `t` that KEY (as in OCLT_MATMUL_TUNE: "BM", "TSK", ...) sets; NULL if none. */
+int *matmul_tuning_field(matmul_tuning *t, const char *key);
+
+/* The first constraint the tuning breaks on this device, as a phrase in `why`; NULL when all
+ * hold (the tuner uses it to skip impossible candidates before building them). */
+const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size);
+size_t matmul_local_bytes_warp_tiled(const matmul_tuning *t);
+
 /* "TS=16 WPT=8 WIDTH=4 TSM=128 ..." for the output. */
 void matmul_format_tuning(const matmul_tuning *t, char *out, size_t size);
+/* The same as build options: "-DTS=16 -DWPT=8 ...". A key added to the table in tuning.c
+ * (with its field here and its constraint in broken_constraint) reaches every kernel file. */
+void matmul_format_defines(const matmul_tuning *t, char *out, size_t size);
 
 #endif

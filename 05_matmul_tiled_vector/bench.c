@@ -1,0 +1,94 @@
+/* Chapter 05's timing: each step's kernel run once as a warm-up and --reps times, each run on a
+ * C poisoned with NaN (so an element a kernel forgets cannot pass), timed by the kernel's
+ * profiling event (the kernel alone); the median is reported. */
+#include "matmul.h"
+
+#include <stdio.h>
+
+double matmul_gflops(const matmul_problem *p, double ms) {
+    return 2.0 * (double)p->m * (double)p->n * (double)p->k / (ms * 1e6);
+}
+
+typedef struct {
+    const oclt_device *dev;
+    cl_kernel kernel;
+    const matmul_step *step;
+    const matmul_geometry *geometry;
+    const matmul_problem *p;
+    const matmul_tuning *tuning;
+} step_launch;
+
+/* Poison C, run the step once, time it. */
+static cl_int run_step_once(void *context, double *ms) {
+    step_launch *l = context;
+    cl_event done = NULL;
+    cl_int err = oclt_poison_buffer(l->dev->queue, l->p->c_buf, l->p->m * l->p->n * sizeof(float));
+    if (err) return err;
+    if (l->step->run) return l->step->run(l->dev, l->kernel, l->geometry, l->p, l->tuning, ms);
+    err = matmul_enqueue_step(l->dev, l->kernel, l->step, l->geometry, l->p, &done);
+    if (err) return err;
+    err = OCLT_CHECK(clWaitForEvents(1, &done));
+    if (!err) *ms = oclt_event_ms(done);
+    clReleaseEvent(done);
+    return err;
+}
+
+oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const matmul_step *step,
+                             const matmul_tuning *tuning, const matmul_problem *p, int reps,
+                             double *ms, char *note, size_t note_size) {
+    const char *why = step->unsupported ? step->unsupported(dev, tuning) : NULL;
+    if (why) {
+        snprintf(note, note_size, "%s", why);
+        return OCLT_SKIP;
+    }
+    if (!program) return OCLT_FAIL;
+    const matmul_geometry g = step->geometry(tuning);
+    cl_kernel kernel = oclt_create_kernel(program, step->kernel);
+    if (!kernel) return OCLT_FAIL;
+    oclt_status status = OCLT_FAIL;
+    /* A kernel may allow fewer items per group than the device (registers, local memory). */
+    size_t kernel_max = 0;
+    if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof kernel_max, &kernel_max, NULL)))
+        goto release;
+    if (g.local[0] * g.local[1] > kernel_max) {
+        snprintf(note, note_size, "needs %zu work-items per group, the compiled kernel allows %zu",
+                 g.local[0] * g.local[1], kernel_max);
+        status = OCLT_SKIP;
+        goto release;
+    }
+    step_launch l = {dev, kernel, step, &g, p, tuning};
+    if (oclt_time_median(run_step_once, &l, reps, ms)) goto release;
+    snprintf(note, note_size, "%s", g.params);
+    status = OCLT_PASS; /* ran: the caller checks C */
+release:
+    clReleaseKernel(kernel);
+    return status;
+}
+
+oclt_status matmul_read_and_verify(const oclt_device *dev, const matmul_check *chk,
+                                   matmul_problem *p, const char *what) {
+    if (chk->method == MATMUL_CHECK_NONE) return OCLT_UNCHECKED;
+    if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
+                                       p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
+        return OCLT_FAIL;
+    return matmul_verify(chk, p, p->c, what);
+}
+
+void matmul_describe(char *note, size_t size, const char *setting, double rate, double naive_rate,
+                     double previous_rate, double peak) {
+    size_t used = (size_t)snprintf(note, size, "%s", setting);
+    const char *separator = "; ";
+    if (rate > 0 && naive_rate > 0 && used < size) {
+        used += (size_t)snprintf(note + used, size - used, "%sx%.3g naive", separator,
+                                 rate / naive_rate);
+        separator = ", ";
+    }
+    if (rate > 0 && previous_rate > 0 && used < size) {
+        used += (size_t)snprintf(note + used, size - used, "%sx%.3g previous", separator,
+                                 rate / previous_rate);
+        separator = ", ";
+    }
+    if (rate > 0 && peak > 0 && used < size)
+        snprintf(note + used, size - used, "%s%.0f%% of peak", separator, 100.0 * rate / peak);
+}

@@ -1,0 +1,184 @@
+/* Chapter 05: what the chapter's files share. main.c is the lesson; the other files hold what
+ * is not: the check (verify.c), timing (bench.c), the FP32 peak (peak.c), the library
+ * baselines (baselines.c), the tile sizes (tuning.c), the builds (build.c) and a driver
+ * workaround (workarounds.c). */
+#ifndef MATMUL_H
+#define MATMUL_H
+
+#include "oclt.h"
+#include "tuning.h"
+
+#include <stddef.h>
+
+/* ---- The problem: C = A * B, A is M x K, B is K x N, C is M x N, row-major float ----------- */
+
+typedef struct {
+    size_t m, n, k;
+    char text[64];              /* "MxNxK" for the output and the CSV */
+    float *a, *b, *c;           /* host copies; c receives each result */
+    cl_mem a_buf, b_buf, c_buf; /* the device's copies */
+} matmul_problem;
+
+double matmul_gflops(const matmul_problem *p, double ms); /* 2MNK / time */
+
+/* ---- A step: one kernel, and how its block of C maps onto work-items ----------------------- */
+
+/* A work-group computes a block_rows x block_cols block of C with local[0] x local[1]
+ * work-items (dimension 0 along the columns of C). The NDRange covers C with whole groups:
+ * ceil(N / block_cols) * local[0] by ceil(M / block_rows) * local[1]. */
+typedef struct {
+    size_t block_rows, block_cols;
+    size_t local[2];
+    char params[128]; /* the tile sizes the step uses, for its note: "TS=32 WPT=8" */
+} matmul_geometry;
+
+/* A step launched by its own function rather than matmul_enqueue_step (split_k: two kernels and
+ * a workspace): the function waits and returns the kernel time in *ms. */
+typedef cl_int (*matmul_step_runner)(const oclt_device *dev, cl_kernel kernel,
+                                     const matmul_geometry *g, const matmul_problem *p,
+                                     const matmul_tuning *tuning, double *ms);
+
+typedef struct matmul_step {
+    const char *name;   /* --variant name and CSV variant */
+    const char *kernel; /* kernel function, signature (int M, int N, int K, A, B, C) */
+    const char *file;   /* kernel file, built once per run with the tuning as -D defines */
+    matmul_geometry (*geometry)(const matmul_tuning *tuning);
+    /* NULL, or a reason why this device cannot run the step (the step is then a SKIP) */
+    const char *(*unsupported)(const oclt_device *dev, const matmul_tuning *tuning);
+    const char *description; /* one line for --list-variants */
+    matmul_step_runner run;  /* NULL: one launch by matmul_enqueue_step */
+} matmul_step;
+
+extern const matmul_step matmul_steps[];
+extern const size_t matmul_step_count;
+
+/* Sets the kernel's arguments (M, N, K, A, B, C) and enqueues it on the step's NDRange. */
+cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const matmul_step *step,
+                           const matmul_geometry *g, const matmul_problem *p, cl_event *done);
+
+/* ---- Checking (verify.c) -------------------------------------------------------------------- */
+
+typedef enum { MATMUL_CHECK_NONE, MATMUL_CHECK_FULL, MATMUL_CHECK_RANDOMIZED } matmul_check_method;
+
+/* Everything a result is compared with: prepared once from A and B, then used for every step
+ * (and every candidate of a tuner) by matmul_verify. */
+typedef struct {
+    matmul_check_method method;
+    int whole_numbers;    /* inputs are whole numbers: every product and partial sum exact */
+    int magnitude;        /* whole numbers: |a|, |b| in [1, magnitude] */
+    double *expected;     /* FULL: C in double, M*N */
+    double *tolerance;    /* FULL: per element */
+    int vectors;          /* RANDOMIZED: Freivalds vectors r, entries +-1 */
+    double *r;            /* vectors x N */
+    double *abr;          /* vectors x M: A*(B*r) in double */
+    double *row_bound;    /* vectors x M: |(C*r - A*(B*r))_i| allowed before C*r is known */
+    size_t samples;       /* RANDOMIZED: elements checked exactly (rows, columns, corners) */
+    size_t *sample_index; /* i*N + j */
+    double *sample_expected, *sample_tolerance;
+} matmul_check;
+
+/* The check for this problem: --no-check gives NONE; OCLT_MATMUL_CHECK=full|randomized
+ * forces one; else FULL up to MATMUL_FULL_CHECK_LIMIT multiply-adds and 2^26 elements of C,
+ * RANDOMIZED above.
+ * Returns 0, or OCLT_EXIT_USAGE after one line on stderr (a bad OCLT_MATMUL_CHECK). */
+#define MATMUL_CHECK_ENV        "OCLT_MATMUL_CHECK"
+#define MATMUL_FULL_CHECK_LIMIT ((double)(1u << 31))
+int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, const matmul_problem *p,
+                        matmul_check_method *method);
+
+/* Fills A and B with the inputs the method needs (seeded), then prepares the check. Returns 0
+ * or -1 (out of host memory). Prints one "check" line saying what will be compared. */
+int matmul_prepare_check(matmul_check *chk, matmul_check_method method, matmul_problem *p,
+                         uint64_t seed);
+
+/* Compares a result (M*N floats on the host) with the prepared check; NONE gives UNCHECKED.
+ * Prints the first mismatches on stderr. `what` names the result in those lines. */
+oclt_status matmul_verify(const matmul_check *chk, const matmul_problem *p, const float *c,
+                          const char *what);
+
+void matmul_free_check(matmul_check *chk);
+
+/* ---- Timing (bench.c) ----------------------------------------------------------------------- */
+
+/* Runs a step: its kernel from the program, SKIP where the step or the compiled kernel cannot
+ * run here (why in `note`), else a warm-up and `reps` timed runs, each on a C poisoned with
+ * NaN, timed by the kernel's profiling event; *ms is the median. C is left on the device. */
+oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const matmul_step *step,
+                             const matmul_tuning *tuning, const matmul_problem *p, int reps,
+                             double *ms, char *note, size_t note_size);
+
+/* Reads C back into p->c and verifies it. */
+oclt_status matmul_read_and_verify(const oclt_device *dev, const matmul_check *chk,
+                                   matmul_problem *p, const char *what);
+
+/* "setting; x2.2 naive, x2.35 previous, 48% of peak" (each part only where known). */
+void matmul_describe(char *note, size_t size, const char *setting, double rate, double naive_rate,
+                     double previous_rate, double peak);
+
+/* ---- The device's FP32 peak (peak.c) and the library baselines (baselines.c) ---------------- */
+
+/* fp32_peak: FMA chains on at least the product's flop count, longer while a run lasts under
+ * 20 ms; checks its own result. Fills *ms and *rate (GFLOP/s). */
+oclt_status matmul_fp32_peak(const oclt_device *dev, cl_program program, const matmul_problem *p,
+                             int reps, double *ms, double *rate);
+int matmul_peak_width(const oclt_device *dev); /* lanes of fp32_peak's vector type */
+
+/* CLBlastSgemm on the same queue and buffers, and OpenBLAS's cblas_sgemm on the host copies;
+ * timed by the host clock (warm-up, then the median of reps), checked by matmul_verify. SKIP
+ * with the reason when the library was not found at build time. */
+oclt_status matmul_clblast(const oclt_device *dev, const matmul_check *chk, matmul_problem *p,
+                           int reps, double *ms, char *note, size_t note_size);
+oclt_status matmul_openblas(const matmul_check *chk, matmul_problem *p, int reps, double *ms,
+                            char *note, size_t note_size);
+void matmul_release_baselines(void); /* CLBlast's cache of programs for this context */
+
+/* ---- Builds (build.c) and the driver workaround (workarounds.c) ----------------------------- */
+
+/* The program of each kernel file, built once per run with matmul_build_options. */
+#define MATMUL_MAX_FILES 4
+typedef struct {
+    const char *file[MATMUL_MAX_FILES];
+    cl_program program[MATMUL_MAX_FILES];
+    char options[512];
+} matmul_programs;
+
+/* The tuning, and three facts of the problem and device, as -D defines. Returns 0 or -1. */
+int matmul_build_options(const oclt_device *dev, const matmul_tuning *t, const matmul_problem *p,
+                         char *options, size_t size);
+/* The program for `file` (built at the first request, printing its build line), NULL after a
+ * build failure (its log printed). */
+cl_program matmul_program(matmul_programs *programs, const oclt_device *dev, const char *file);
+void matmul_release_programs(matmul_programs *programs);
+
+/* NVIDIA's driver allows 256 work-items per kernel whatever the device says: halves TS (the
+ * TS x TS groups of naive and tiled) until the compiled kernels accept it, rebuilding, unless
+ * OCLT_MATMUL_TUNE set TS. Returns 0 or -1. */
+int matmul_fit_simple_tiles(const oclt_device *dev, const matmul_problem *p,
+                            const matmul_tuning_override *override, matmul_tuning *tuning,
+                            matmul_programs *programs);
+
+/* ---- Advanced steps: split_k's launch (split_k.c), and the tuning by device and size, the
+ * cache and --tune (autotune.c) ---------------------------------------------------------------- */
+
+/* split_k's launch: warp_tiled over SPLIT_K slices into a workspace, then sum_slices. */
+cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                          const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+
+/* warp_tiled's and split_k's parameters for this device and size: from the cache that --tune
+ * writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys given
+ * in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0, or OCLT_EXIT_USAGE
+ * after one line on stderr (also for --tune with --no-check: a tuner must check). A corrupt cache line is reported on stderr and ignored. */
+int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt,
+                         const oclt_device *dev, const matmul_problem *p, const matmul_tuning_override *override,
+                         matmul_tuning *tuning);
+
+/* What matmul_pick_advanced chose and where from, for the output. */
+const char *matmul_advanced_source(void);
+
+/* --tune: times warp_tiled (and split_k) with each candidate of the search space on this device
+ * and problem, checks each result, keeps the fastest correct one in `tuning`, stores it in the
+ * cache and rebuilds `programs` with it. Returns 0, or -1 when no candidate passed. */
+int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,
+                    const matmul_check *chk, matmul_tuning *tuning, matmul_programs *programs);
+
+#endif

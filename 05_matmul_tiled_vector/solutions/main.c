@@ -1,0 +1,158 @@
+/* Chapter 05, worked solutions of the exercises at the end of docs/05_matmul_tiled_vector.md:
+ *   tiled_bt    exercise 1: `tiled` for a B given transposed (N x K), compared with `tiled`
+ *   naive_2x2   exercise 2: a 2 x 2 block of C per work-item, compared with `naive`
+ * Each result is checked by the chapter's own verifier (../verify.c: every element within its
+ * rounding bound), and each is timed after the chapter's step it changes (variants tiled and
+ * naive, from ../matmul.cl; TS=16 for all). */
+#include "../matmul.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TILE 16
+
+/* Each exercise after the chapter's step it changes (from ../matmul.cl), on the same data. */
+static const oclt_variant_info variants[] = {
+    {"tiled", "the chapter's tiled, for comparison (TS=16)", 1},
+    {"tiled_bt", "exercise 1: tiled with B given transposed (N x K)", 1},
+    {"naive", "the chapter's naive, for comparison", 1},
+    {"naive_2x2", "exercise 2: a 2x2 block of C per work-item, no local memory", 1},
+};
+static const char *const files[] = {"matmul.cl", "exercises.cl", "matmul.cl", "exercises.cl"};
+static const int outputs_per_item[] = {1, 1, 1, 2}; /* along each side */
+#define VARIANT_COUNT 4
+
+static const oclt_cli_spec spec = {
+    .chapter = "05_solutions",
+    .summary = "worked solutions of chapter 05's exercises",
+    .size_kind = OCLT_SIZE_MNK,
+    .default_size = {257, 259, 131},
+    .default_reps = 3,
+    .variants = variants,
+    .variant_count = VARIANT_COUNT,
+};
+
+/* One kernel over C (or the 2x2 blocks of C), with B or BT, on a poisoned C: timed. */
+typedef struct {
+    const oclt_device *dev;
+    cl_kernel kernel;
+    const matmul_problem *p;
+    cl_mem b;
+    size_t global[2], local[2];
+} launch;
+
+static cl_int run_once(void *context, double *ms) {
+    launch *l = context;
+    const int m = (int)l->p->m, n = (int)l->p->n, k = (int)l->p->k;
+    cl_event done = NULL;
+    cl_int err = oclt_poison_buffer(l->dev->queue, l->p->c_buf, l->p->m * l->p->n * sizeof(float));
+    if (err || (err = OCLT_ARG(l->kernel, 0, m)) || (err = OCLT_ARG(l->kernel, 1, n)) ||
+        (err = OCLT_ARG(l->kernel, 2, k)) || (err = OCLT_ARG(l->kernel, 3, l->p->a_buf)) ||
+        (err = OCLT_ARG(l->kernel, 4, l->b)) || (err = OCLT_ARG(l->kernel, 5, l->p->c_buf)))
+        return err;
+    err = oclt_enqueue_kernel(l->dev->queue, l->kernel, 2, l->global, l->local, 0, NULL, &done,
+                              "solution");
+    if (!err) err = OCLT_CHECK(clWaitForEvents(1, &done));
+    if (!err) *ms = oclt_event_ms(done);
+    if (done) clReleaseEvent(done);
+    return err;
+}
+
+/* Runs `name` from `program` (items per block of C: per_item x per_item), checks it, and
+ * returns its time in *ms (negative when it failed to run). */
+static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, cl_program program,
+                              const char *name, int per_item, matmul_problem *p, cl_mem b,
+                              const matmul_check *chk, double *ms) {
+    cl_kernel kernel = oclt_create_kernel(program, name);
+    *ms = -1.0;
+    if (!kernel) return OCLT_FAIL;
+    const size_t cols = (p->n + per_item - 1) / per_item, rows = (p->m + per_item - 1) / per_item;
+    launch l = {dev, kernel, p, b, {0, 0}, {TILE, TILE}};
+    l.global[0] = (cols + TILE - 1) / TILE * TILE;
+    l.global[1] = (rows + TILE - 1) / TILE * TILE;
+    oclt_status status = OCLT_FAIL;
+    if (!oclt_time_median(run_once, &l, opt->reps, ms) &&
+        !OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
+                                        p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
+        status = matmul_verify(chk, p, p->c, name);
+    clReleaseKernel(kernel);
+    return status;
+}
+
+/* Runs variant v; exercises are reported with their speed-up over the step before them. */
+static void solve(const oclt_device *dev, const oclt_options *opt, oclt_report *report,
+                  cl_program program, int v, matmul_problem *p, cl_mem bt, const matmul_check *chk,
+                  double *step_ms) {
+    const int exercise = v % 2 == 1;
+    double ms;
+    oclt_status status = run_kernel(dev, opt, program, variants[v].name, outputs_per_item[v], p,
+                                    v == 1 ? bt : p->b_buf, chk, &ms);
+    char note[128] = "";
+    if (exercise && status == OCLT_PASS && *step_ms > 0)
+        snprintf(note, sizeof note, "x%.3g the chapter's %s", *step_ms / ms, variants[v - 1].name);
+    snprintf(note + strlen(note), sizeof note - strlen(note), "%sTS=%d", *note ? ", " : "", TILE);
+    oclt_report_result(report, variants[v].name, p->text, ms,
+                       ms > 0 ? 2.0 * (double)p->m * p->n * p->k / (ms * 1e6) : -1.0, "GFLOP/s",
+                       status, note);
+    *step_ms = !exercise && status == OCLT_PASS ? ms : -1.0;
+}
+
+int main(int argc, char **argv) {
+    oclt_options opt;
+    int rc = oclt_parse_command_line(argc, argv, &spec, &opt);
+    if (rc != OCLT_CONTINUE) return rc;
+    if (opt.list_devices) return oclt_list_devices(stdout);
+    matmul_problem p = {.m = opt.size[0], .n = opt.size[1], .k = opt.size[2]};
+    if ((double)p.m * (double)p.n * (double)p.k > 0x1p30)
+        return oclt_usage_error(&spec, "--size: at most 2^30 multiply-adds for the solutions");
+    snprintf(p.text, sizeof p.text, "%zux%zux%zu", p.m, p.n, p.k);
+    oclt_device dev;
+    rc = oclt_open_device(&spec, &opt, &dev);
+    if (rc != OCLT_CONTINUE) return rc;
+    oclt_report report;
+    oclt_report_begin(&report, &spec, &opt, &dev);
+    rc = OCLT_EXIT_FAIL;
+    matmul_check chk = {0};
+    cl_mem bt = NULL;
+    cl_program programs[VARIANT_COUNT] = {NULL};
+    float *bt_host = malloc(p.n * p.k * sizeof *bt_host);
+    p.a = malloc(p.m * p.k * sizeof *p.a);
+    p.b = malloc(p.k * p.n * sizeof *p.b);
+    p.c = malloc(p.m * p.n * sizeof *p.c);
+    if (!bt_host || !p.a || !p.b || !p.c ||
+        matmul_prepare_check(&chk, opt.check ? MATMUL_CHECK_FULL : MATMUL_CHECK_NONE, &p, opt.seed))
+        goto release;
+    for (size_t k = 0; k < p.k; ++k) /* BT = B transposed, N x K */
+        for (size_t j = 0; j < p.n; ++j) bt_host[j * p.k + k] = p.b[k * p.n + j];
+    cl_int err = CL_SUCCESS;
+    const cl_mem_flags in = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+    p.a_buf = clCreateBuffer(dev.context, in, p.m * p.k * sizeof(float), p.a, &err);
+    if (!OCLT_CHECK_ERR(err, "clCreateBuffer(A)"))
+        p.b_buf = clCreateBuffer(dev.context, in, p.k * p.n * sizeof(float), p.b, &err);
+    if (!OCLT_CHECK_ERR(err, "clCreateBuffer(B)"))
+        bt = clCreateBuffer(dev.context, in, p.n * p.k * sizeof(float), bt_host, &err);
+    if (!OCLT_CHECK_ERR(err, "clCreateBuffer(BT)"))
+        p.c_buf =
+            clCreateBuffer(dev.context, CL_MEM_READ_WRITE, p.m * p.n * sizeof(float), NULL, &err);
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(C)")) goto release;
+    double step_ms = -1.0;
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        if (!opt.selected[v]) continue;
+        /* the file is built only for a selected variant (a mutant copies only exercises.cl) */
+        programs[v] = oclt_build_file(dev.context, dev.device, files[v], "-DTS=16");
+        if (!programs[v]) goto release;
+        solve(&dev, &opt, &report, programs[v], v, &p, bt, &chk, &step_ms);
+    }
+    rc = oclt_report_exit_code(&report);
+release:
+    for (int v = 0; v < VARIANT_COUNT; ++v)
+        if (programs[v]) clReleaseProgram(programs[v]);
+    cl_mem buffers[] = {p.a_buf, p.b_buf, bt, p.c_buf};
+    for (int i = 0; i < 4; ++i)
+        if (buffers[i]) clReleaseMemObject(buffers[i]);
+    free(bt_host), free(p.a), free(p.b), free(p.c);
+    matmul_free_check(&chk);
+    oclt_close_device(&dev);
+    return rc;
+}

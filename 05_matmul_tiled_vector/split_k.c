@@ -1,0 +1,58 @@
+/* Chapter 05's split_k step, host side: warp_tiled launched over SPLIT_K slices of K, each slice's
+ * work-groups writing a partial C into a workspace, then sum_slices adding the partials in slice
+ * order (deterministic: no atomics, the same result whichever group finishes first). */
+#include "matmul.h"
+
+#include <stdio.h>
+
+cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                          const matmul_problem *p, const matmul_tuning *t, double *ms) {
+    const int m = (int)p->m, n = (int)p->n, k = (int)p->k, slices = t->split_k;
+    cl_int err = CL_SUCCESS;
+    cl_program program = NULL;
+    cl_kernel sum = NULL;
+    cl_event partial_done = NULL, sum_done = NULL;
+    /* The workspace: one M x N partial product per slice. */
+    cl_mem partial = clCreateBuffer(dev->context, CL_MEM_READ_WRITE,
+                                    (size_t)slices * p->m * p->n * sizeof(float), NULL, &err);
+    if (OCLT_CHECK_ERR(err, "clCreateBuffer(split-K workspace)")) return err;
+    if ((err = OCLT_CHECK(
+             clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL))))
+        goto release;
+    sum = clCreateKernel(program, "sum_slices", &err);
+    if (OCLT_CHECK_ERR(err, "clCreateKernel(sum_slices)")) goto release;
+    /* warp_tiled reads the slice count from the NDRange: SPLIT_K times the groups along M. */
+    const size_t global[2] = {(p->n + g->block_cols - 1) / g->block_cols * g->local[0],
+                              (p->m + g->block_rows - 1) / g->block_rows * g->local[1] * slices};
+    if ((err = OCLT_ARG(kernel, 0, m)) || (err = OCLT_ARG(kernel, 1, n)) ||
+        (err = OCLT_ARG(kernel, 2, k)) || (err = OCLT_ARG(kernel, 3, p->a_buf)) ||
+        (err = OCLT_ARG(kernel, 4, p->b_buf)) || (err = OCLT_ARG(kernel, 5, partial)))
+        goto release;
+    err = oclt_enqueue_kernel(dev->queue, kernel, 2, global, g->local, 0, NULL, &partial_done,
+                              "split_k");
+    if (err) goto release;
+    const size_t count = p->m * p->n, sum_local = 64;
+    const size_t sum_global = (count + sum_local - 1) / sum_local * sum_local;
+    if ((err = OCLT_ARG(sum, 0, m)) || (err = OCLT_ARG(sum, 1, n)) ||
+        (err = OCLT_ARG(sum, 2, slices)) || (err = OCLT_ARG(sum, 3, partial)) ||
+        (err = OCLT_ARG(sum, 4, p->c_buf)))
+        goto release;
+    err = oclt_enqueue_kernel(dev->queue, sum, 1, &sum_global, &sum_local, 0, NULL, &sum_done,
+                              "sum_slices");
+    if (err) goto release;
+    if ((err = OCLT_CHECK(clWaitForEvents(1, &sum_done)))) goto release;
+    /* Both kernels: from the start of the first to the end of the second (in-order queue). */
+    cl_ulong start = 0, end = 0;
+    if ((err = OCLT_CHECK(clGetEventProfilingInfo(partial_done, CL_PROFILING_COMMAND_START,
+                                                  sizeof start, &start, NULL))) ||
+        (err = OCLT_CHECK(
+             clGetEventProfilingInfo(sum_done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL))))
+        goto release;
+    *ms = (double)(end - start) * 1e-6;
+release:
+    if (partial_done) clReleaseEvent(partial_done);
+    if (sum_done) clReleaseEvent(sum_done);
+    if (sum) clReleaseKernel(sum);
+    clReleaseMemObject(partial);
+    return err;
+}
