@@ -83,9 +83,12 @@ runs() {
         echo "02_buffers_mapping --size 256M --reps 10"
         echo "03_events_profiling --reps 10"
         echo "04_reduction_naive_to_cascade --size 2^28 --reps 20"
+        echo "05_matmul_tiled_vector --size 1024 --reps 5"
         echo "05_matmul_tiled_vector --size 2048 --reps 5"
         echo "05_matmul_tiled_vector --size 4096 --reps 5"
+        echo "05_matmul_tiled_vector --size 4097 --reps 5"
         echo "05_matmul_tiled_vector --size 8192 --reps 5"
+        echo "05_matmul_tiled_vector --size 8192x8192x1024 --reps 5"
         echo "06_subgroup_builtin --size 2^20 --reps 50"
         echo "06_subgroup_builtin --size 2^28 --reps 20"
         ;;
@@ -109,6 +112,21 @@ while read -r chapter args; do
     echo "   exit status $rc, $(($(date +%s) - start)) s"
     case $rc in 0|77) ;; *) status=1 ;; esac
 done < <(runs)
+
+# cuBLAS (torch.mm, TF32 off) at chapter 05's GPU sizes, in the same session, where torch with
+# CUDA is installed: rows `cublas` in results.csv (05_matmul_tiled_vector/cublas_reference.py).
+if [ "$profile" = gpu ] && python3 -c "import torch; assert torch.cuda.is_available()" \
+    >/dev/null 2>&1; then
+    shapes=$(sed -n 's/^05_matmul_tiled_vector,[a-z_0-9]*,[^,]*,\([0-9x]*\),.*/\1/p' \
+        "$out/results.csv" | sort -u)
+    if [ -n "$shapes" ]; then
+        echo "== cublas_reference.py $(echo $shapes)"
+        # shellcheck disable=SC2086 # one argument per shape
+        python3 "$top/05_matmul_tiled_vector/cublas_reference.py" "$out/results.csv" "$device" \
+            $shapes >"$out/cublas.txt" 2>&1 || echo "   cuBLAS reference failed; see cublas.txt"
+        commands+=("05_matmul_tiled_vector/cublas_reference.py $(echo $shapes)")
+    fi
+fi
 
 # Chapter 04's GB/s against n, 2^10..2^28, in interleaved rounds (render.py keeps the best of
 # each point), and where torch with CUDA is installed, torch.sum (CUB) timed the same way right
