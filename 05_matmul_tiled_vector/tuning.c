@@ -139,19 +139,24 @@ static void default_warp_tiled(const matmul_device_limits *limits, matmul_tuning
  * and the well-known 128 x 128 block per group of 256 items, each an 8 x 8 register block of
  * float4 pieces, 16 deep if two buffers fit in local memory. CPUs (a work-group runs as a loop
  * on one core, local memory is ordinary cached memory): vectors of 16 floats (one AVX-512
- * register), and 8 x 32 per item, 16 vector accumulators, in a 64 x 128 block; deep k-steps
- * (64), since each barrier ends a loop over the group's items. */
+ * register), and 4 x 64 per item, 16 vector accumulators fed per k by one float4 of A (4
+ * broadcasts) and 4 vectors of B, in a 64 x 256 block of 64 items; deep k-steps (128), since
+ * each barrier ends a loop over the group's items. 4 x 64 beat 8 x 32 (8 broadcasts and 2
+ * vectors per k) by about 1.3x on PoCL 3.1, AVX-512 (docs/05_matmul_tiled_vector.md). */
 static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t) {
     if (limits->is_cpu) {
         *t = (matmul_tuning){.ts = 32,
                              .wpt = 8,
                              .width = 16,
                              .tsm = 64,
-                             .tsn = 128,
-                             .tsk = 64,
-                             .wptm = 8,
-                             .wptn = 32,
+                             .tsn = 256,
+                             .tsk = 128,
+                             .wptm = 4,
+                             .wptn = 64,
                              .vwn = 16};
+        /* 331 KiB for double_buffer's two buffers: shallower where local memory is smaller
+         * (TSK/4 vectors of each tile per item still whole). */
+        while (t->tsk > 8 && matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsk /= 2;
         default_warp_tiled(limits, t);
         return;
     }

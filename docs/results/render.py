@@ -489,6 +489,12 @@ def ch05_sizes(dev):
     return dict(sorted(sizes.items(), key=lambda kv: math.prod(int(x) for x in kv[0].split("x"))))
 
 
+def host_blas_on_gpu(dev, variant):
+    """OpenBLAS runs on the host CPU: beside a GPU's steps its figure compares two different
+    processors, so the GPU tables leave it out (it stays in results.csv)."""
+    return variant == "openblas" and dev.meta.get("profile") == "gpu"
+
+
 def ch05(dev):
     out = []
     for size, rows in ch05_sizes(dev).items():
@@ -508,7 +514,7 @@ def ch05(dev):
             prev = r
         for aux in ("clblast", "openblas", "cublas", "fp32_peak"):
             r = rows.get(aux)
-            if r and r["value"] is not None:
+            if r and r["value"] is not None and not host_blas_on_gpu(dev, aux):
                 body.append(["`%s`" % aux, fmt(r["time"], 4), fmt(r["value"]), "", "",
                              ("%.0f%%" % (100 * r["value"] / peak)) if peak else "", r["check"]])
         out.append("%s:\n\n" % size + table(
@@ -771,7 +777,10 @@ def checklist(devices):
 # ---- The README's headline table -------------------------------------------------------------
 
 def headline(devices):
-    """One row per device: the figures each chapter is measured against."""
+    """One row per device: the figures each chapter is measured against. The reduction comes
+    from chapter 04's sweep at its largest n, the best of interleaved rounds (so a machine that
+    speeds up during the run does not favour whichever variant ran last), with the reference
+    measured the same way in the same run."""
     def cell(value, unit, ref=None, ref_name=None):
         if value is None:
             return "–"
@@ -782,29 +791,42 @@ def headline(devices):
 
     body = []
     for d in devices:
-        r6 = find(d, R, "reduce6/float")
-        stream = find(d, R, "stream_read/float")
+        points, cub = ch04_sweep(d)
+        reduction = "–"
+        if points.get("reduce6") and points.get("stream_read"):
+            n = max(set(points["reduce6"]) & set(points["stream_read"]))
+            gbs = lambda name: (4 * n / (points[name][n]["kernel"] * 1e6)  # noqa: E731
+                                if n in points.get(name, {}) else None)
+            reduction = "n = 2^%d: `reduce6` %s GB/s, `reduce7` %s (`stream_read` %s)" % (
+                n.bit_length() - 1, fmt(gbs("reduce6")), fmt(gbs("reduce7")),
+                fmt(gbs("stream_read")))
+            if n in cub and n in points.get("reduce7", {}):
+                reduction += "; end to end `reduce7` %s µs, torch.sum (CUB) %s µs" % (
+                    fmt(points["reduce7"][n]["e2e"] * 1e3), fmt(cub[n] * 1e3))
         sizes = list(ch05_sizes(d).items())
-        best = clblast = None
-        size = ""
+        sgemm = "–"
         if sizes:
-            size, rows = sizes[-1]
+            size, rows = max(sizes, key=lambda item: [int(v) for v in item[0].split("x")])
             steps = [rows[s] for s in matmul_steps(rows) if rows[s]["value"]]
             best = max(steps, key=lambda r: r["value"]) if steps else None
-            clblast = rows.get("clblast")
+            if best:
+                sgemm = "%s: `%s` %s GFLOP/s" % (size, best["variant"], fmt(best["value"]))
+                refs = ["%s %s" % (name, fmt(rows[key]["value"]))
+                        for key, name in (("cublas", "cuBLAS"), ("clblast", "CLBlast"),
+                                          ("openblas", "OpenBLAS"))
+                        if rows.get(key) and rows[key]["value"] and not host_blas_on_gpu(d, key)]
+                if refs:
+                    sgemm += " (%s)" % ", ".join(refs)
         lat = find(d, "03_events_profiling", "launch_latency")
         body.append([
             "%s, %s (driver %s, %s)" % (d.meta.get("device", d.folder),
                                          d.meta.get("platform", "?"), d.meta.get("driver", "?"),
                                          d.meta.get("date", "?")),
-            cell(r6["value"] if r6 else None, "GB/s", stream["value"] if stream else None,
-                 "stream_read"),
-            ("%s: `%s` %s GFLOP/s" % (size, best["variant"], fmt(best["value"])) if best else "–")
-            + ((" (CLBlast %s)" % fmt(clblast["value"])) if clblast and clblast["value"] else ""),
+            reduction, sgemm,
             cell(lat["value"] if lat else None, "µs", d.clpeak.get("latency"), "clpeak"),
         ])
-    return table(["device", "reduction `reduce6`, float", "SGEMM, best step", "launch latency"],
-                 body)
+    return table(["device", "reduction, float, kernel time (best of interleaved rounds)",
+                  "SGEMM, best step (same-run references)", "launch latency"], body)
 
 
 CHAPTERS = {
