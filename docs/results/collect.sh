@@ -52,6 +52,10 @@ indices=$(sed -n 's/^  clpeak\/clinfo indices  *//p' <<<"$probe" | head -n 1)
 if [ -z "$profile" ]; then
     case $device_type in *GPU*) profile=gpu ;; *) profile=cpu ;; esac
 fi
+# PoCL lets its worker threads migrate between cores unless POCL_AFFINITY=1 pins them; on a
+# small machine two busy threads then sometimes share one core for a whole run (chapter 05's
+# CPU figures halve; docs/appendix_driver_quirks.md). Pinned, the figures repeat.
+case $platform in *Portable*) export POCL_AFFINITY=${POCL_AFFINITY:-1} ;; esac
 [ -n "$name" ] || name=$(tr 'A-Z' 'a-z' <<<"$device" | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 [ -n "$out" ] || out="$here/$name"
 mkdir -p "$out" || exit 1
@@ -162,6 +166,7 @@ fi
     echo "driver=$driver"
     echo "date=$(date -u +%Y-%m-%d)"
     echo "profile=$profile"
+    [ -n "${POCL_AFFINITY:-}" ] && echo "environment=POCL_AFFINITY=$POCL_AFFINITY"
     echo "host=$(uname -srm), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
     for c in "${commands[@]}"; do echo "command=$c"; done
 } >"$out/meta.txt"
