@@ -220,8 +220,8 @@ T leftover_sum(__global const T *in, uint n) {
 }
 
 /* A work-item's share of the input, GPU order: vectors gid, gid + G, gid + 2G, ... with G =
- * get_global_size(0) (the notes stepped by the group size: every group re-read the same
- * elements). The work-items of a warp read consecutive vectors at each step: coalesced. UNROLL
+ * get_global_size(0) (the notes stepped by 2 * blocksize * blocksize instead, so elements
+ * were skipped or read twice depending on the number of groups: docs/errata.md). The work-items of a warp read consecutive vectors at each step: coalesced. UNROLL
  * independent loads are issued before they are added, so several are in flight. */
 T sum_interleaved(__global const T *in, uint n) {
     const uint items = get_global_size(0), vectors = n / VEC;
@@ -320,7 +320,7 @@ T read_partial(__global T *slot) {
  *   so every publish happens-before the last group's reads; the barrier with CLK_GLOBAL_MEM_FENCE
  *   hands that on to the group's other work-items.
  *   OpenCL 1.2: "there are no guarantees of memory consistency between different work-groups
- *   executing a kernel" (API spec 3.3.1). mem_fence(CLK_GLOBAL_MEM_FENCE) orders this work-item's
+ *   executing a kernel" (OpenCL 3.0 API spec 3.3.4; 3.3.1 in 1.2). mem_fence(CLK_GLOBAL_MEM_FENCE) orders this work-item's
  *   publish before its atomic_inc ("committed to memory"), and the atomic reads go to memory, not
  *   to a stale cache. This is CUDA's threadFenceReduction (__threadfence); it works where a global
  *   fence makes a store visible device-wide (NVIDIA, AMD, CPUs), but the 1.2 specification does

@@ -485,8 +485,9 @@ double_buffer_regs(const int M, const int N, const int K, __global const float *
 }
 
 /* ---- 6b. double_buffer_async --------------------------------------------------------------------
- * double_buffer with the notes' built-in copies: async_work_group_(strided_)copy fills the other
- * buffer while the group multiplies this one, and wait_group_events + one barrier end a k-step.
+ * double_buffer with the notes' built-in copy: async_work_group_copy (and its strided twin, for
+ * the transposed A tile) fills the other buffer while the group multiplies this one, and
+ * wait_group_events + one barrier end a k-step.
  * Faster only where the driver really copies in the background; costs 2*TSK copy calls per tile
  * (a strided gather for each column of A), and on NVIDIA it is the slowest step (see the docs). */
 
