@@ -3,7 +3,6 @@
  *   multi_device   several devices in one context: one queue each, shared buffers, events
  *                  that cross from one device's queue to another's.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <stdio.h>

@@ -1,6 +1,5 @@
 /* Chapter 03: launch_latency, the fixed price of one kernel launch, measured the way clpeak
  * does. */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <stdio.h>

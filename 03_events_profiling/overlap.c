@@ -1,5 +1,4 @@
 /* Chapter 03: overlap, hiding transfers behind kernels: chunks, three queues, events. */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <float.h>

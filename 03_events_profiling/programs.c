@@ -3,7 +3,6 @@
  *                 compiled + linked from two source units; a damaged binary is refused;
  *   enqueue_task  clEnqueueTask, the 1.x way to run a single work-item.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <stdio.h>

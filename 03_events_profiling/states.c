@@ -1,7 +1,6 @@
 /* Chapter 03: watching a command's execution status (CL_EVENT_COMMAND_EXECUTION_STATUS) change
  * while a user event holds it back and after the host lets it go. Used by the profiling and
  * user_events scenarios. */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <sched.h>

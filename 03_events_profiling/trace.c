@@ -1,5 +1,4 @@
 /* Chapter 03: the profiled-command log behind --trace and the ASCII timelines. */
-#define _POSIX_C_SOURCE 200809L
 #include "trace.h"
 #include "oclt.h"
 

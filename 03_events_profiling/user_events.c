@@ -3,14 +3,12 @@
  *   user_event_error  a user event set to an error cancels everything waiting on it;
  *   callbacks         clSetEventCallback, and event reference counts.
  */
-#define _POSIX_C_SOURCE 200809L
 #include "lesson.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const char *const chain_names[3] = {"write x", "affine_map", "read y"};
 
@@ -56,8 +54,7 @@ void scenario_user_events(lesson *L) {
 
     if (chain_start(L, &c, gate, &ev) || OCLT_CHECK(clFlush(c.queue))) goto release;
     /* The host goes on with other work; the chain must not move meanwhile. */
-    struct timespec pause = {0, 20 * 1000 * 1000};
-    nanosleep(&pause, NULL);
+    oclt_os_sleep_ms(20);
     const cl_event chain[3] = {ev.write, ev.kernel, ev.read};
     printf("    chain enqueued and flushed behind the user event; 20 ms later:\n");
     failures += print_states("states:", chain, chain_names, 3);
@@ -288,8 +285,7 @@ void scenario_callbacks(lesson *L) {
     const double deadline = oclt_now_ms() + 10e3;
     for (int i = 0; i < record_count; ++i)
         while (atomic_load(&records[i].calls) == 0 && oclt_now_ms() < deadline) {
-            struct timespec pause = {0, 100 * 1000};
-            nanosleep(&pause, NULL);
+            oclt_os_sleep_ms(0.1);
         }
     for (int i = 0; i < record_count; ++i) {
         const callback_record *r = &records[i];

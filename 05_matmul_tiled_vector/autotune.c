@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* ---- The parameters of the advanced steps, as text ("BM=128,BN=64,...") -------------------- */
 
@@ -204,8 +203,8 @@ static int write_cache(const cache_key *key, const matmul_tuning *t, double rate
     snprintf(parent, sizeof parent, "%s", dir);
     char *slash = strrchr(parent, '/');
     if (slash) *slash = '\0';
-    if (slash && *parent && mkdir(parent, 0755) && errno != EEXIST) return -1;
-    if (mkdir(dir, 0755) && errno != EEXIST) return -1;
+    if (slash && *parent && oclt_os_make_directory(parent)) return -1;
+    if (oclt_os_make_directory(dir)) return -1;
     char temp[1100];
     snprintf(temp, sizeof temp, "%s.new", path);
     FILE *out = fopen(temp, "w");

@@ -5,6 +5,7 @@
 #include "os.h"
 
 #ifdef _WIN32
+#include <direct.h>
 #include <io.h>
 #include <process.h>
 #include <sys/stat.h>
@@ -49,6 +50,15 @@ uint64_t oclt_os_entropy(void) {
     clock_gettime(CLOCK_REALTIME, &now);
     return (uint64_t)now.tv_nsec ^ ((uint64_t)now.tv_sec << 20) ^ (uint64_t)getpid();
 #endif
+}
+
+int oclt_os_make_directory(const char *path) {
+#ifdef _WIN32
+    if (_mkdir(path) == 0) return 0;
+#else
+    if (mkdir(path, 0755) == 0) return 0;
+#endif
+    return oclt_os_path_kind(path) == OCLT_PATH_DIRECTORY ? 0 : -1;
 }
 
 oclt_path_kind oclt_os_path_kind(const char *path) {

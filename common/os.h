@@ -23,6 +23,10 @@ typedef enum {
     OCLT_PATH_OTHER
 } oclt_path_kind;
 
+/* Creates the directory `path` (its parent must exist). Returns 0 when it exists afterwards,
+ * -1 when it could not be made. */
+int oclt_os_make_directory(const char *path);
+
 /* What `path` names, and whether this process may write to it. */
 oclt_path_kind oclt_os_path_kind(const char *path);
 int oclt_os_writable(const char *path);

@@ -3,12 +3,10 @@
  * place in the order; the host only flushes the queue and sleeps until every callback has
  * come, with no clWaitForEvents and no clFinish. Checks that each callback ran once, with
  * CL_COMPLETE, and checks y. */
-#define _POSIX_C_SOURCE 200809L
 #include "setup.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
-#include <time.h>
 
 #define LAUNCHES 8
 
@@ -57,8 +55,7 @@ int main(int argc, char **argv) {
     /* Sleep until every callback has come (or 10 s have passed: then the check fails). */
     const double deadline = oclt_now_ms() + 10e3;
     while (atomic_load(&completed) < (int)count && oclt_now_ms() < deadline) {
-        struct timespec pause = {0, 100 * 1000};
-        nanosleep(&pause, NULL);
+        oclt_os_sleep_ms(0.1);
     }
     for (size_t i = 0; i < count; ++i) {
         const int calls = atomic_load(&records[i].calls);
