@@ -10,7 +10,7 @@
 #define LAUNCHES 8
 
 static const oclt_cli_spec spec =
-    SOLUTION_SPEC("ch03_batch_timing",
+    SOLUTION_SPEC("03_solution_batch_timing",
                   "exercise 1: a batch of launches with global offsets, timed from their events");
 
 static void release_events(cl_event *events, size_t count) {

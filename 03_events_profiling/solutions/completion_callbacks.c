@@ -11,7 +11,7 @@
 #define LAUNCHES 8
 
 static const oclt_cli_spec spec =
-    SOLUTION_SPEC("ch03_completion_callbacks",
+    SOLUTION_SPEC("03_solution_completion_callbacks",
                   "exercise 2: completion callbacks count a batch instead of clWaitForEvents");
 
 /* Written on the runtime's thread, read on the host's. Static: a callback that comes late

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 static const oclt_cli_spec spec = {
-    .chapter = "ch06_double_sum",
+    .chapter = "06_solution_double_sum",
     .summary = "exercise 2: a sum of doubles through the chapter's local_tree",
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {1u << 22},

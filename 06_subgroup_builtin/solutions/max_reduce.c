@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 static const oclt_cli_spec spec = {
-    .chapter = "ch06_max_reduce",
+    .chapter = "06_solution_max_reduce",
     .summary = "exercise 1: max through the chapter's kernels, with a fallback",
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {1u << 20},
