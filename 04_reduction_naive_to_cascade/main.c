@@ -326,7 +326,7 @@ int main(int argc, char **argv) {
     oclt_device dev;
     if ((rc = oclt_open_device(&spec, &opt, &dev)) != OCLT_CONTINUE) return rc;
     capabilities caps;
-    probe_capabilities(&dev, &caps);
+    probe_capabilities(&dev, opt.type, &caps);
     default_tuning(&dev, elem_size, &tune);
     size_t local = 0;
     cl_program program = NULL;

@@ -25,7 +25,7 @@ static int has_c_feature(const oclt_device *dev, const char *name) {
 /* OpenCL C 2.x has sub-groups through cl_khr_subgroups and acquire/release atomics at device
  * scope built in; OpenCL C 3.0 makes both optional features. Sub-group queries on the host are
  * core from OpenCL 2.1. */
-void probe_capabilities(const oclt_device *dev, capabilities *caps) {
+void probe_capabilities(const oclt_device *dev, int type, capabilities *caps) {
     const int c = dev->c_version;
     memset(caps, 0, sizeof *caps);
     caps->fp64 = oclt_device_has_extension(dev->device, "cl_khr_fp64") ||
@@ -38,6 +38,9 @@ void probe_capabilities(const oclt_device *dev, capabilities *caps) {
     caps->c11_atomics = (c >= 200 && c < 300) ||
                         (c >= 300 && has_c_feature(dev, "__opencl_c_atomic_order_acq_rel") &&
                          has_c_feature(dev, "__opencl_c_atomic_scope_device"));
+    /* reduce7 on OpenCL 1.2 moves a double partial with 64-bit atomics */
+    caps->reduce7 = type != TYPE_DOUBLE || caps->c11_atomics ||
+                    oclt_device_has_extension(dev->device, "cl_khr_int64_base_atomics");
     if (caps->sub_groups || caps->c11_atomics)
         caps->cl_std = c >= 300 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
 }
@@ -54,12 +57,13 @@ cl_program build_reduce_program(const oclt_device *dev, const capabilities *caps
         snprintf(vector, sizeof vector, "%s%u", type_names[type], tune->vec);
     snprintf(
         options, sizeof options,
-        "-DT=%s -DIDENTITY=%s -DBLOCK_SIZE=%zu -DTV=%s -DVEC=%u -DUNROLL=%u -DBLOCKED=%d%s%s%s%s "
+        "-DT=%s -DIDENTITY=%s -DBLOCK_SIZE=%zu -DTV=%s -DVEC=%u -DUNROLL=%u -DBLOCKED=%d%s%s%s%s%s "
         "%s",
         type_names[type], identities[type], local, vector, tune->vec, tune->unroll, tune->blocked,
         type == TYPE_DOUBLE ? " -DUSE_FP64" : "", caps->c11_atomics ? " -DC11_ATOMICS" : "",
         caps->nvidia && local >= 32 ? " -DNVIDIA_WARP_SYNC" : "",
-        caps->sub_groups ? " -DSUB_GROUPS" : "", caps->cl_std ? caps->cl_std : "");
+        caps->sub_groups ? " -DSUB_GROUPS" : "", caps->reduce7 ? "" : " -DWITHOUT_REDUCE7",
+        caps->cl_std ? caps->cl_std : "");
     return oclt_build_file(dev->context, dev->device, "reduce.cl", options);
 }
 
@@ -78,6 +82,8 @@ static size_t sub_group_width(const oclt_device *dev, cl_program program, size_t
 
 const char *variant_unavailable(const oclt_device *dev, const capabilities *caps,
                                 cl_program program, int v, size_t local) {
+    if (v == REDUCE7 && !caps->reduce7)
+        return "double on an OpenCL 1.2 device needs cl_khr_int64_base_atomics for the partials";
     if (v == REDUCE4_RACY && local < 64)
         return "the classic tail reads s[lid + 32]: needs --local >= 64";
     if (v == REDUCE6_WARP && !caps->nvidia)
@@ -100,7 +106,7 @@ size_t kernel_group_limit(const oclt_device *dev, const capabilities *caps, cl_p
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         /* the advanced kernels exist only where build_reduce_program compiled them */
         if (!selected[v] || (v == REDUCE6_WARP && !(caps->nvidia && local >= 32)) ||
-            (v == REDUCE6_SUBGROUP && !caps->sub_groups))
+            (v == REDUCE6_SUBGROUP && !caps->sub_groups) || (v == REDUCE7 && !caps->reduce7))
             continue;
         size_t value = 0;
         cl_kernel kernel = oclt_create_kernel(program, variants[v].name);

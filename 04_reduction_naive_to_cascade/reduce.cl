@@ -18,8 +18,10 @@
  *   UNROLL       loads in flight per loop iteration of those kernels: 1, 2, 4 or 8.
  *   BLOCKED      their order: 1 each work-item sums one contiguous chunk (CPUs), 0 the
  *                work-items of a group read consecutive vectors, a grid apart (GPUs).
- *   C11_ATOMICS  reduce7 uses OpenCL C 2.0 acquire/release atomics (built with -cl-std=CL2.0
- *                or CL3.0); without it, the OpenCL 1.2 fence and atomic_inc.
+ *   C11_ATOMICS  reduce7 uses OpenCL C 2.0 acquire/release atomics and plain partials (built
+ *                with -cl-std=CL2.0 or CL3.0); without it, the OpenCL 1.2 fence, atomic_inc
+ *                and atomic partials.
+ *   WITHOUT_REDUCE7  leaves reduce7 out (double on OpenCL 1.2 without 64-bit atomics).
  *   NVIDIA_WARP_SYNC, SUB_GROUPS  compile the advanced variants reduce6_warp (inline PTX) and
  *                reduce6_subgroup (cl_khr_subgroups or OpenCL C 3.0 sub-groups) where they exist.
  */
@@ -221,8 +223,9 @@ T leftover_sum(__global const T *in, uint n) {
 
 /* A work-item's share of the input, GPU order: vectors gid, gid + G, gid + 2G, ... with G =
  * get_global_size(0) (the notes stepped by 2 * blocksize * blocksize instead, so elements
- * were skipped or read twice depending on the number of groups: docs/errata.md). The work-items of a warp read consecutive vectors at each step: coalesced. UNROLL
- * independent loads are issued before they are added, so several are in flight. */
+ * were skipped or read twice depending on the number of groups: docs/errata.md). The work-items of
+ * a warp read consecutive vectors at each step: coalesced. UNROLL independent loads are issued
+ * before they are added, so several are in flight. */
 T sum_interleaved(__global const T *in, uint n) {
     const uint items = get_global_size(0), vectors = n / VEC;
     __global const TV *vin = (__global const TV *)in;
@@ -274,10 +277,14 @@ reduce6(__global const T *restrict in, __global T *restrict out, uint n) {
 
 /* ---- reduce7: one launch, the last group adds the partials ---------------------------------- */
 
-/* A partial written by one group and read by another is a data race unless both accesses are
- * atomic. OpenCL 1.2 has no atomic load or store, so the partials travel as bits: atomic_xchg
- * writes, atomic_or(p, 0) reads (for double, atom_xchg and atom_or of cl_khr_int64_base_atomics).
- */
+#ifndef WITHOUT_REDUCE7 /* set by the host for double on 1.2 without 64-bit atomics */
+/* How a partial crosses from one group to another. With C11_ATOMICS (OpenCL C 2.0+), as plain
+ * memory: the ticket's release (after the store) and acquire (before the loads) order the two,
+ * so they do not race. OpenCL 1.2 has no release or acquire, and a plain store in one group with
+ * a plain load in another is a data race (Oclgrind reports it); it has no atomic load or store
+ * either, so there the partials travel as bits: atomic_xchg writes, atomic_or(p, 0) reads (for
+ * double, atom_xchg and atom_or of cl_khr_int64_base_atomics). */
+#ifndef C11_ATOMICS
 #ifdef USE_FP64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 typedef ulong T_BITS;
@@ -288,8 +295,12 @@ typedef union {
     T value;
     T_BITS bits;
 } partial_bits;
+#endif
 
 void publish_partial(__global T *slot, T v) {
+#ifdef C11_ATOMICS
+    *slot = v;
+#else
     partial_bits u;
     u.value = v;
 #ifdef USE_FP64
@@ -297,9 +308,13 @@ void publish_partial(__global T *slot, T v) {
 #else
     atomic_xchg((volatile __global uint *)slot, u.bits);
 #endif
+#endif
 }
 
 T read_partial(__global T *slot) {
+#ifdef C11_ATOMICS
+    return *slot;
+#else
     partial_bits u;
 #ifdef USE_FP64
     u.bits = atom_or((volatile __global ulong *)slot, 0ul);
@@ -307,24 +322,29 @@ T read_partial(__global T *slot) {
     u.bits = atomic_or((volatile __global uint *)slot, 0u);
 #endif
     return u.value;
+#endif
 }
 
 /* Changed: no second launch. Each group publishes its partial, then work-item 0 takes a ticket
  * from a global counter; the group that draws the last ticket knows every other partial is
  * published, sums them with the same tree, writes out[0] and resets the counter for the next
- * launch. Still costs: two atomics per group and the last group's extra tree (< 1 us).
+ * launch. A launch of one group (small n) has nothing to hand over and skips all of it. Still
+ * costs: after the last group's loads, two dependent atomics, the reads of the partials and a
+ * second tree (about 1-2 us on the H200: docs/04).
  *
  * Why the last group sees every partial:
- *   C11_ATOMICS (OpenCL C 2.0+): the ticket is an acq_rel fetch_add at memory_scope_device. Every
- *   group's release (after its partial) and the last group's acquire act on one atomic object,
- *   so every publish happens-before the last group's reads; the barrier with CLK_GLOBAL_MEM_FENCE
- *   hands that on to the group's other work-items.
+ *   C11_ATOMICS (OpenCL C 2.0+): the ticket is an acq_rel fetch_add at memory_scope_device. Each
+ *   group's store of its partial is sequenced before its release; every release and the last
+ *   group's acquire act on one atomic object, so every store happens-before work-item 0 of the
+ *   last group passes its ticket. The barrier after it, at memory_scope_device for global
+ *   memory, hands that on to the group's other work-items, all at device scope.
  *   OpenCL 1.2: "there are no guarantees of memory consistency between different work-groups
- *   executing a kernel" (OpenCL 3.0 API spec 3.3.4; 3.3.1 in 1.2). mem_fence(CLK_GLOBAL_MEM_FENCE) orders this work-item's
- *   publish before its atomic_inc ("committed to memory"), and the atomic reads go to memory, not
- *   to a stale cache. This is CUDA's threadFenceReduction (__threadfence); it works where a global
- *   fence makes a store visible device-wide (NVIDIA, AMD, CPUs), but the 1.2 specification does
- *   not promise it, and OpenCL 2.0 defines mem_fence as a work-group-scope fence: docs/04. */
+ *   executing a kernel" (OpenCL 3.0 API spec 3.3.4; 3.3.1 in 1.2). mem_fence(CLK_GLOBAL_MEM_FENCE)
+ *   orders this work-item's publish before its atomic_inc ("committed to memory"), and the atomic
+ *   reads go to memory, not to a stale cache. This is CUDA's threadFenceReduction (__threadfence);
+ *   it works where a global fence makes a store visible device-wide (NVIDIA, AMD, CPUs), but the
+ *   1.2 specification does not promise it, and OpenCL 2.0 defines mem_fence as a work-group-scope
+ *   fence: docs/04. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce7(__global const T *restrict in, __global T *restrict out, uint n, __global T *partials,
         __global uint *tickets) {
@@ -333,6 +353,10 @@ reduce7(__global const T *restrict in, __global T *restrict out, uint n, __globa
     const uint lid = get_local_id(0), groups = get_num_groups(0);
     T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
     v = group_tree_sum(s, v);
+    if (groups == 1) { /* the same for the whole group: all of it returns here */
+        if (lid == 0) out[0] = v;
+        return;
+    }
     if (lid == 0) {
         publish_partial(&partials[get_group_id(0)], v);
 #ifdef C11_ATOMICS
@@ -345,8 +369,12 @@ reduce7(__global const T *restrict in, __global T *restrict out, uint n, __globa
         is_last = ticket == groups - 1;
     }
     /* Global fence too: the other work-items of the last group read what work-item 0 published
-     * (and, with C11_ATOMICS, what its acquire made visible to it). */
+     * and, with C11_ATOMICS, what its acquire made visible to it (hence device scope). */
+#ifdef C11_ATOMICS
+    work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_device);
+#else
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#endif
     if (is_last) { /* the same for the whole group: its barriers are reached by all */
         T w = IDENTITY;
         for (uint g = lid; g < groups; g += BLOCK_SIZE) w += read_partial(&partials[g]);
@@ -357,6 +385,7 @@ reduce7(__global const T *restrict in, __global T *restrict out, uint n, __globa
         }
     }
 }
+#endif /* WITHOUT_REDUCE7 */
 
 /* ---- Aside: reduce3 with async_work_group_copy (the Khronos reduce sample) ------------------ */
 

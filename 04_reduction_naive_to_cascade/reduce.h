@@ -50,9 +50,10 @@ void default_tuning(const oclt_device *dev, size_t elem_size, tuning *tune);
 /* ---- probe.c: what this device can build ---- */
 typedef struct {
     int fp64, nvidia, sub_groups, c11_atomics;
+    int reduce7; /* the type's partials can cross groups: not double on 1.2 without int64 atomics */
     const char *cl_std; /* "-cl-std=CL2.0"/"CL3.0" when sub-groups or C11 atomics need it */
 } capabilities;
-void probe_capabilities(const oclt_device *dev, capabilities *caps);
+void probe_capabilities(const oclt_device *dev, int type, capabilities *caps);
 cl_program build_reduce_program(const oclt_device *dev, const capabilities *caps, int type,
                                 size_t local, const tuning *tune);
 /* Why variant v cannot run here (a SKIP note), or NULL. */
