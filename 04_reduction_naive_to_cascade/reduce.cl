@@ -85,22 +85,41 @@ __kernel void reduce2(__global const T *in, __global T *out, uint n, __local T *
 
 /* ---- reduce3: first add during the global load --------------------------------------------- */
 
-/* Changed: each work-item loads two elements, one group-size apart, and adds them before the
- * tree: half as many work-groups for the same n. Both loads are guarded (the second one ran
- * past the end in the notes). The running sum stays in the register v. Still costs: a barrier
- * and a loop test per tree step, even in the last steps where a few work-items are active. */
-__kernel void reduce3(__global const T *in, __global T *out, uint n, __local T *s) {
-    const uint lid = get_local_id(0), size = get_local_size(0);
-    const uint i = get_group_id(0) * (2 * size) + lid;
+/* reduce3's new load, a function because reduce4 keeps it as it is: each work-item of group g
+ * adds the elements at 2*size*g + lid and one group-size further on. Both loads are guarded (the
+ * second one ran past the end in the notes). */
+T first_add_during_load(__global const T *in, uint n) {
+    const uint size = get_local_size(0);
+    const uint i = get_group_id(0) * (2 * size) + get_local_id(0);
     T v = i < n ? in[i] : IDENTITY;
     if (i + size < n) v += in[i + size];
+    return v;
+}
+
+/* reduce2's tree over a group of `size` work-items, with the running sum kept in the register
+ * v, halving down to `stop` values: s[0 .. 2*stop-1] then hold the last step's inputs, and with
+ * stop 0 work-item 0's v is the group's sum. A function because later steps reuse it: reduce4
+ * stops it early, and from reduce5 on `size` is the compile-time BLOCK_SIZE, so the loop
+ * unrolls completely. Every work-item reaches every barrier. */
+T tree_down_to(__local T *s, T v, uint size, uint stop) {
+    const uint lid = get_local_id(0);
     s[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = size / 2; off > 0; off >>= 1) {
+#pragma unroll
+    for (uint off = size / 2; off > stop; off >>= 1) {
         if (lid < off) s[lid] = v = v + s[lid + off];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) out[get_group_id(0)] = v;
+    return v;
+}
+
+/* Changed: each work-item loads two elements and adds them before the tree
+ * (first_add_during_load): half as many work-groups for the same n. The running sum stays in
+ * the register v (tree_down_to). Still costs: a barrier and a loop test per tree step, even in
+ * the last steps where a few work-items are active. */
+__kernel void reduce3(__global const T *in, __global T *out, uint n, __local T *s) {
+    const T v = tree_down_to(s, first_add_during_load(in, n), get_local_size(0), 0);
+    if (get_local_id(0) == 0) out[get_group_id(0)] = v;
 }
 
 /* ---- reduce4: the last six steps unrolled --------------------------------------------------- */
@@ -113,15 +132,7 @@ __kernel void reduce3(__global const T *in, __global T *out, uint n, __local T *
  * in every test. */
 __kernel void reduce4(__global const T *in, __global T *out, uint n, __local T *s) {
     const uint lid = get_local_id(0), size = get_local_size(0);
-    const uint i = get_group_id(0) * (2 * size) + lid;
-    T v = i < n ? in[i] : IDENTITY;
-    if (i + size < n) v += in[i + size];
-    s[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = size / 2; off > 32; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    T v = tree_down_to(s, first_add_during_load(in, n), size, 32);
     if (lid < 32 && 32 < size) s[lid] = v = v + s[lid + 32];
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid < 16 && 16 < size) s[lid] = v = v + s[lid + 16];
@@ -166,19 +177,12 @@ __kernel void reduce4_racy(__global const T *in, __global T *out, uint n, __loca
 /* ---- reduce5: completely unrolled for a compile-time group size ---------------------------- */
 
 /* The tree of one group: every work-item passes its value v, work-item 0 gets the sum of all
- * BLOCK_SIZE of them. BLOCK_SIZE is a compile-time constant, so the loop unrolls completely into
- * log2(BLOCK_SIZE) steps with constant offsets. Every work-item reaches every barrier; the last
- * one lets a caller reuse s. reduce5 introduces it; reduce6 and later use it as it is. */
+ * BLOCK_SIZE of them. BLOCK_SIZE is a compile-time constant, so tree_down_to's loop unrolls
+ * completely into log2(BLOCK_SIZE) steps with constant offsets. Every work-item reaches every
+ * barrier; the last one lets a caller reuse s. reduce5 introduces it; later steps use it as it
+ * is. */
 T group_tree_sum(__local T *s, T v) {
-    const uint lid = get_local_id(0);
-    s[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (uint off = BLOCK_SIZE / 2; off > 0; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return v;
+    return tree_down_to(s, v, BLOCK_SIZE, 0);
 }
 
 /* Changed: the group size is the compile-time BLOCK_SIZE (the host launches exactly that, and
@@ -420,14 +424,7 @@ __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce6_warp(__global const T *restrict in, __global T *restrict out, uint n) {
     __local T s[BLOCK_SIZE];
     const uint lid = get_local_id(0);
-    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
-    s[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (uint off = BLOCK_SIZE / 2; off > 32; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    T v = tree_down_to(s, BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n), BLOCK_SIZE, 32);
     if (lid < 32) {
 #pragma unroll
         for (uint off = 32; off > 0; off >>= 1) {
@@ -449,13 +446,8 @@ __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce6_subgroup(__global const T *restrict in, __global T *restrict out, uint n) {
     __local T s[BLOCK_SIZE];
     const uint lid = get_local_id(0), width = min((uint)get_max_sub_group_size(), (uint)BLOCK_SIZE);
-    T v = BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n);
-    s[lid] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint off = BLOCK_SIZE / 2; off >= width; off >>= 1) {
-        if (lid < off) s[lid] = v = v + s[lid + off];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    T v = tree_down_to(s, BLOCKED ? sum_blocked(in, n) : sum_interleaved(in, n), BLOCK_SIZE,
+                       width / 2);
     if (get_sub_group_id() == 0) {
         const uint t = get_sub_group_local_id();
         v = s[t];
