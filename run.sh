@@ -45,6 +45,23 @@ have_package_needs() {
     esac
 }
 
+# Whether apt-get may install packages here: not with OCLT_NO_INSTALL=1, without apt-get, or
+# without root or sudo. Sets apt_prefix to "" (root) or "sudo" for the apt-get calls.
+apt_prefix=""
+can_apt_install() {
+    apt_prefix=""
+    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && apt_prefix="sudo"
+    [ "${OCLT_NO_INSTALL:-0}" != 1 ] && command -v apt-get >/dev/null 2>&1 &&
+        { [ "$(id -u)" -eq 0 ] || [ -n "$apt_prefix" ]; }
+}
+
+# apt-get update, at most once per run.
+apt_updated=0
+apt_update_once() {
+    [ $apt_updated -eq 1 ] && return 0
+    $apt_prefix apt-get update -qq >/dev/null 2>&1 && apt_updated=1
+}
+
 # What the build cannot do without (clinfo and PoCL are wanted, but another driver will do).
 essential() { case $1 in gcc|make|cmake|opencl-c-headers|ocl-icd-opencl-dev) return 0 ;; esac; return 1; }
 
@@ -66,12 +83,7 @@ install_missing() {
     else
         say "missing: ${missing[*]}"
     fi
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        if command -v sudo >/dev/null 2>&1; then sudo="sudo"; fi
-    fi
-    if [ "${OCLT_NO_INSTALL:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1 ||
-       { [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; }; then
+    if ! can_apt_install; then
         if [ $essential_missing -eq 1 ]; then
             say "cannot install them here; install these packages (or your system's equivalents)" \
                 "and run again: ${missing[*]}"
@@ -81,8 +93,8 @@ install_missing() {
         return 0
     fi
     say "installing with apt-get: ${missing[*]}"
-    if ! { $sudo apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    if ! { apt_update_once &&
+           DEBIAN_FRONTEND=noninteractive $apt_prefix apt-get install -y -qq --no-install-recommends \
                "${missing[@]}" >/dev/null; }; then
         if [ $essential_missing -eq 1 ]; then
             say "apt-get failed; install these packages and run again: ${missing[*]}"
@@ -105,23 +117,21 @@ have_library() {
 }
 
 install_optional_libraries() {
-    local pkg missing=() sudo=""
+    local pkg missing=()
     for pkg in libclblast-dev libopenblas-dev; do have_library "$pkg" || missing+=("$pkg"); done
     if [ ${#missing[@]} -eq 0 ]; then
         say "optional libraries present: libclblast-dev, libopenblas-dev"
         return 0
     fi
-    [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1 && sudo="sudo"
-    if [ "${OCLT_NO_INSTALL:-0}" = 1 ] || ! command -v apt-get >/dev/null 2>&1 ||
-       { [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; }; then
+    if ! can_apt_install; then
         say "optional libraries not installed: ${missing[*]} (cannot install here; chapter" \
             "05's library rows will SKIP)"
         return 0
     fi
     say "installing optional libraries with apt-get: ${missing[*]}"
-    $sudo apt-get update -qq >/dev/null 2>&1
+    apt_update_once
     for pkg in "${missing[@]}"; do
-        if DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+        if DEBIAN_FRONTEND=noninteractive $apt_prefix apt-get install -y -qq --no-install-recommends \
             "$pkg" >/dev/null 2>&1; then
             say "installed $pkg"
         else
