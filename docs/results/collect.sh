@@ -52,9 +52,10 @@ indices=$(sed -n 's/^  clpeak\/clinfo indices  *//p' <<<"$probe" | head -n 1)
 if [ -z "$profile" ]; then
     case $device_type in *GPU*) profile=gpu ;; *) profile=cpu ;; esac
 fi
-# PoCL lets its worker threads migrate between cores unless POCL_AFFINITY=1 pins them; on a
-# small machine two busy threads then sometimes share one core for a whole run (chapter 05's
-# CPU figures halve; docs/appendix_driver_quirks.md). Pinned, the figures repeat.
+# PoCL lets its worker threads migrate between cores unless POCL_AFFINITY=1 pins them. Unpinned,
+# about half the runs of chapter 05 on a 2-core machine stayed slow for the whole run (155-210
+# against 268-284 GFLOP/s; the cause is not traced: docs/appendix_driver_quirks.md). Pinned,
+# the figures repeat.
 case $platform in *Portable*) export POCL_AFFINITY=${POCL_AFFINITY:-1} ;; esac
 [ -n "$name" ] || name=$(tr 'A-Z' 'a-z' <<<"$device" | tr -cs 'a-z0-9' '-' | sed 's/^-//; s/-$//')
 [ -n "$out" ] || out="$here/$name"
