@@ -78,7 +78,7 @@ static const char *size_class(const matmul_problem *p) {
 
 /* The first row whose `device` is a substring of CL_DEVICE_NAME and whose size class begins the
  * problem's class ("large" serves "large-odd" when no "large-odd" row comes first) wins.
- * docs/05_advanced_steps.md gives the figures behind each row. */
+ * docs/05_matmul_tiled_vector.md gives the figures behind each row. */
 static const struct {
     const char *device, *size_class, *params;
 } tuned[] = {

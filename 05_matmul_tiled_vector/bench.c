@@ -25,7 +25,7 @@ static cl_int run_step_once(void *context, double *ms) {
     cl_int err = oclt_poison_buffer(l->dev->queue, l->p->c_buf, l->p->m * l->p->n * sizeof(float));
     if (err) return err;
     if (l->step->run) return l->step->run(l->dev, l->kernel, l->geometry, l->p, l->tuning, ms);
-    err = matmul_enqueue_step(l->dev, l->kernel, l->step, l->geometry, l->p, &done);
+    err = matmul_enqueue_step(l->dev, l->kernel, l->step->name, l->geometry, l->p, &done);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
     if (!err) *ms = oclt_event_ms(done);

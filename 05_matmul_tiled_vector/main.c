@@ -79,13 +79,16 @@ const matmul_step matmul_steps[] = {
     {"split_k", "warp_tiled", "matmul_advanced.cl", warp_block, NULL,
      "warp_tiled over SPLIT_K slices of K into partial C, then sum_slices (deterministic)",
      matmul_run_split_k},
+    {"whole_tiles", "whole_tiles", "matmul_advanced.cl", warp_block, NULL,
+     "warp_tiled without bounds checks on whole blocks, then edge_tiles (checked) on the rest",
+     matmul_run_whole_tiles},
 };
 const size_t matmul_step_count = sizeof matmul_steps / sizeof matmul_steps[0];
 
 /* Every step's kernel takes (M, N, K, A, B, C); the NDRange covers C with whole work-groups,
  * ceil(N / block_cols) of them along the columns and ceil(M / block_rows) along the rows, and
  * each kernel skips what lies outside C. */
-cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const matmul_step *step,
+cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const char *label,
                            const matmul_geometry *g, const matmul_problem *p, cl_event *done) {
     const int m = (int)p->m, n = (int)p->n, k = (int)p->k;
     cl_int err;
@@ -95,7 +98,7 @@ cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const matmu
         return err;
     const size_t global[2] = {(p->n + g->block_cols - 1) / g->block_cols * g->local[0],
                               (p->m + g->block_rows - 1) / g->block_rows * g->local[1]};
-    return oclt_enqueue_kernel(dev->queue, kernel, 2, global, g->local, 0, NULL, done, step->name);
+    return oclt_enqueue_kernel(dev->queue, kernel, 2, global, g->local, 0, NULL, done, label);
 }
 
 /* The variants of the command line: the steps, then the roof and the libraries. */

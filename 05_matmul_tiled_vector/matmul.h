@@ -33,7 +33,7 @@ typedef struct {
 } matmul_geometry;
 
 /* A step launched by its own function rather than matmul_enqueue_step (split_k: two kernels and
- * a workspace): the function waits and returns the kernel time in *ms. */
+ * a workspace; whole_tiles: two kernels): the function waits and returns the kernel time in *ms. */
 typedef cl_int (*matmul_step_runner)(const oclt_device *dev, cl_kernel kernel,
                                      const matmul_geometry *g, const matmul_problem *p,
                                      const matmul_tuning *tuning, double *ms);
@@ -53,7 +53,7 @@ extern const matmul_step matmul_steps[];
 extern const size_t matmul_step_count;
 
 /* Sets the kernel's arguments (M, N, K, A, B, C) and enqueues it on the step's NDRange. */
-cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const matmul_step *step,
+cl_int matmul_enqueue_step(const oclt_device *dev, cl_kernel kernel, const char *label,
                            const matmul_geometry *g, const matmul_problem *p, cl_event *done);
 
 /* ---- Checking (verify.c) -------------------------------------------------------------------- */
@@ -163,6 +163,9 @@ int matmul_fit_simple_tiles(const oclt_device *dev, const matmul_problem *p,
 /* split_k's launch: warp_tiled over SPLIT_K slices into a workspace, then sum_slices. */
 cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                           const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+/* whole_tiles's launch (whole_tiles.c): whole_tiles, then edge_tiles, on the same NDRange. */
+cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                              const matmul_problem *p, const matmul_tuning *tuning, double *ms);
 
 /* warp_tiled's and split_k's parameters for this device and size: from the cache that --tune
  * writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys given

@@ -9,8 +9,7 @@
  *     value read from local memory;
  *   - warp tiling (WIM x WIN): the items of one warp own one compact sub-tile of C, so that in a
  *     k-step a warp reads few distinct vectors of local memory;
- *   - A read from global memory as float4 along k and stored transposed, one float4 of padding
- *     per row so that the transposing stores spread over the banks;
+ *   - A read from global memory as float4 along k and stored transposed (no padding: measured);
  *   - the next tile prefetched into registers while this one is multiplied out of local memory
  *     (as in double_buffer: one barrier per k-step);
  *   - work-groups ordered in bands of GROUP_M block rows, so that groups in flight together
@@ -30,7 +29,7 @@
  *             CPUs); BM % (TM*WIM) == 0, BN % (TN*WIN) == 0, and the work-group size
  *             (BM/TM)*(BN/TN) a multiple of WIM*WIN
  *             BK*BM/4 and BK*BN/VW must be multiples of the work-group size (each item loads
- *             the same number of vectors); two buffers of BK*(BM+4+BN) floats fit local memory
+ *             the same number of vectors); two buffers of BK*(BM+BN) floats fit local memory
  *   GROUP_M   block rows per band of the work-group order (1: plain row-major order)
  *   MAD       fma where the device fuses in hardware, else mad
  * Whether rows of A and B can be read as aligned vectors (K % 4, N % VW) is tested at run time:
@@ -87,21 +86,27 @@
 #define vstoreV vstore16
 #endif
 
-/* ---- 7. warp_tiled ------------------------------------------------------------------------------
- * double_buffer with the block of C and the register block sized per device and problem size,
- * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
- * ordered in bands for the L2 cache. Faster where double_buffer's fixed block leaves the device
- * idle (small sizes: x1.6 at 1024^3 on an H200). Costs parameters to tune per device and size;
- * where the compiler schedules it worse it trails double_buffer by a few percent (see
- * docs/05_advanced_steps.md). */
-__kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
-warp_tiled(const int M, const int N, const int K, __global const float *restrict A,
-           __global const float *restrict B, __global float *restrict C) {
-    /* Asub[k][m/4]: the A tile transposed (4 rows of one k are one float4), one float4 of
-     * padding per row; Bsub[k][n/VW]: the B tile as stored in B. Two of each. */
-    __local float4 Asub[2][BK][BM / 4 + 1];
-    __local floatV Bsub[2][BK][BN / VW];
+/* Which blocks of C a launch of the body below computes. */
+#define ALL_BLOCKS   0 /* every block, each load and store checked against M, N, K */
+#define WHOLE_BLOCKS 1 /* only blocks wholly inside C with K a multiple of BK: no checks */
+#define EDGE_BLOCKS  2 /* only the others, checked */
 
+/* The A tile transposed (Asub[k][m/4]: 4 rows of one k are one float4) and the B tile as stored
+ * in B (Bsub[k][n/VW]); two of each. No padding: on the H200 a float4 of padding per row of
+ * Asub cost 6% (41.3 against 43.8 TFLOP/s at 4096^3), though it spreads the transposing stores
+ * over more banks; the reads, which outnumber the stores BK*(TM/4+TN/VW) to LPTA*4, do not
+ * conflict either way. */
+typedef __local float4 (*a_tiles)[BK][BM / 4];
+typedef __local floatV (*b_tiles)[BK][BN / VW];
+
+/* The body of warp_tiled, whole_tiles and edge_tiles. `blocks` is a constant in each kernel, so
+ * the compiler removes the code a kernel does not need: whole_tiles keeps no bounds check at
+ * all. A group returns at once when its block is not for this launch; the test is the same for
+ * every item of the group, so no item of it ever reaches a barrier. */
+inline void warp_tiled_blocks(const int M, const int N, const int K,
+                              __global const float *restrict A, __global const float *restrict B,
+                              __global float *restrict C, a_tiles Asub, b_tiles Bsub,
+                              const int blocks) {
     /* Which block of C, and which slice of K. The NDRange holds blocks_m * blocks_n groups per
      * slice (split_k launches several slices, warp_tiled one). Consecutive groups walk down a
      * band of GROUP_M block rows before moving one block to the right. */
@@ -130,8 +135,14 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
     const int m_item = warp / WARPS_N * (TM * WIM) + lane / WIN * 4;
     const int n_item = warp % WARPS_N * (TN * WIN) + lane % WIN * VW;
 
-    const bool inside_m = row0 + BM <= M, inside_n = col0 + BN <= N;
-    const bool a_aligned = K % 4 == 0, b_aligned = N % VW == 0; /* the same for every item */
+    /* Whole: the block lies inside C, every k-step is a whole tile, rows of A and B are aligned
+     * vectors. The same for every item of the group (and split_k's slices are never whole). */
+    const bool whole =
+        row0 + BM <= M && col0 + BN <= N && K % BK == 0 && N % VW == 0 && slices == 1;
+    if ((blocks == WHOLE_BLOCKS && !whole) || (blocks == EDGE_BLOCKS && whole)) return;
+    const bool unchecked = blocks == WHOLE_BLOCKS; /* a constant: the checks compile away */
+    const bool inside_m = unchecked || row0 + BM <= M, inside_n = unchecked || col0 + BN <= N;
+    const bool a_aligned = unchecked || K % 4 == 0, b_aligned = unchecked || N % VW == 0;
     floatV acc[TM][TN / VW];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
@@ -144,7 +155,7 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
         /* Global -> registers: tile t+1. A as float4 along k (neighbouring items take the
          * neighbouring float4 of a row), B as vectors along n. */
         const int k0 = k_begin + (t + 1) * BK;
-        const bool inside_k = k0 + BK <= K;
+        const bool inside_k = unchecked || k0 + BK <= K;
         if (t + 1 < tiles) { /* the same for every item of the group */
 #pragma unroll
             for (int l = 0; l < LPTA; ++l) {
@@ -235,7 +246,7 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
         for (int j = 0; j < TN / VW; ++j) {
             const int col = col0 + n_item + j * VW * WIN;
             const size_t at = (size_t)row * N + col;
-            if (row >= M || col >= N) continue;
+            if (!unchecked && (row >= M || col >= N)) continue;
             if (b_aligned) { /* then col + VW <= N */
                 *(__global floatV *)(out + at) = acc[i][j];
             } else if (col + VW <= N) {
@@ -251,6 +262,20 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
     }
 }
 
+/* ---- 7. warp_tiled ------------------------------------------------------------------------------
+ * double_buffer with the block of C and the register block sized per device and problem size,
+ * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
+ * ordered in bands for the L2 cache. Faster where double_buffer's fixed block leaves the device
+ * idle (small sizes: x1.6 at 1024^3 on an H200). Costs parameters to tune per device and size,
+ * and the bounds checks of every load and store, which need registers (see whole_tiles). */
+__kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
+warp_tiled(const int M, const int N, const int K, __global const float *restrict A,
+           __global const float *restrict B, __global float *restrict C) {
+    __local float4 Asub[2][BK][BM / 4];
+    __local floatV Bsub[2][BK][BN / VW];
+    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, ALL_BLOCKS);
+}
+
 /* ---- 8. split_k's second kernel: sum_slices -----------------------------------------------------
  * C = the sum of the slices' partial products, always in slice order, so the result does not
  * depend on which work-group finished first (atomics would make it vary). Costs a pass over
@@ -262,4 +287,26 @@ __kernel void sum_slices(const int M, const int N, const int slices,
     float sum = partial[i];
     for (int s = 1; s < slices; ++s) sum += partial[s * count + i];
     C[i] = sum;
+}
+
+/* ---- 9. whole_tiles (with edge_tiles) -----------------------------------------------------------
+ * warp_tiled compiled twice: whole_tiles computes the blocks that lie wholly inside C with no
+ * bounds check at all, edge_tiles the rest with every check. Faster because the checks of
+ * warp_tiled cost instructions and registers in every block, though only the edge blocks need
+ * them (on the H200 8 x 8 per item: 163 registers checked, 128 not: one group per multiprocessor
+ * against two). Costs a second launch, in which the groups of whole blocks return at once. */
+__kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
+whole_tiles(const int M, const int N, const int K, __global const float *restrict A,
+            __global const float *restrict B, __global float *restrict C) {
+    __local float4 Asub[2][BK][BM / 4];
+    __local floatV Bsub[2][BK][BN / VW];
+    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, WHOLE_BLOCKS);
+}
+
+__kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
+edge_tiles(const int M, const int N, const int K, __global const float *restrict A,
+           __global const float *restrict B, __global float *restrict C) {
+    __local float4 Asub[2][BK][BM / 4];
+    __local floatV Bsub[2][BK][BN / VW];
+    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, EDGE_BLOCKS);
 }

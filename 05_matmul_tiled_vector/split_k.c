@@ -42,13 +42,7 @@ cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul
     if (err) goto release;
     if ((err = OCLT_CHECK(clWaitForEvents(1, &sum_done)))) goto release;
     /* Both kernels: from the start of the first to the end of the second (in-order queue). */
-    cl_ulong start = 0, end = 0;
-    if ((err = OCLT_CHECK(clGetEventProfilingInfo(partial_done, CL_PROFILING_COMMAND_START,
-                                                  sizeof start, &start, NULL))) ||
-        (err = OCLT_CHECK(
-             clGetEventProfilingInfo(sum_done, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL))))
-        goto release;
-    *ms = (double)(end - start) * 1e-6;
+    err = oclt_events_span_ms(partial_done, sum_done, ms);
 release:
     if (partial_done) clReleaseEvent(partial_done);
     if (sum_done) clReleaseEvent(sum_done);

@@ -113,9 +113,9 @@ size_t matmul_local_bytes_double_buffer(const matmul_tuning *t) {
     return 2u * (size_t)t->tsk * (size_t)(t->tsm + 4 + t->tsn) * sizeof(float);
 }
 
-/* Two buffers of the warp_tiled step's A tile (BK rows of BM + 4 floats) and B tile. */
+/* Two buffers of the warp_tiled step's A tile (BK rows of BM floats, no padding) and B tile. */
 size_t matmul_local_bytes_warp_tiled(const matmul_tuning *t) {
-    return 2u * (size_t)t->bk * (size_t)(t->bm + 4 + t->bn) * sizeof(float);
+    return 2u * (size_t)t->bk * (size_t)(t->bm + t->bn) * sizeof(float);
 }
 
 /* warp_tiled and split_k before autotune.c picks by device and size (its table, the cache of
@@ -290,7 +290,7 @@ static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device
                  t->bn / t->tn, t->bm / t->tm, limits->max_work_group);
     else if (matmul_local_bytes_warp_tiled(t) > limits->local_mem)
         snprintf(why, size,
-                 "BK*(BM+4+BN)*2 floats = %zu bytes of local memory for two buffers, the device "
+                 "BK*(BM+BN)*2 floats = %zu bytes of local memory for two buffers, the device "
                  "has %llu",
                  matmul_local_bytes_warp_tiled(t), (unsigned long long)limits->local_mem);
     else if (t->split_k > 64)

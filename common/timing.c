@@ -6,13 +6,20 @@
 #include "os.h"
 
 double oclt_event_ms(cl_event event) {
+    double ms = -1.0;
+    return oclt_events_span_ms(event, event, &ms) ? -1.0 : ms;
+}
+
+cl_int oclt_events_span_ms(cl_event first, cl_event last, double *ms) {
     cl_ulong start = 0, end = 0;
-    if (OCLT_CHECK(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                           NULL)) ||
-        OCLT_CHECK(
-            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL)))
-        return -1.0;
-    return (double)(end - start) * 1e-6;
+    cl_int err;
+    if ((err = OCLT_CHECK(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start,
+                                                  &start, NULL))) ||
+        (err = OCLT_CHECK(
+             clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL))))
+        return err;
+    *ms = (double)(end - start) * 1e-6;
+    return CL_SUCCESS;
 }
 
 double oclt_now_ms(void) {

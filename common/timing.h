@@ -8,6 +8,10 @@
 /* Device time of a completed command, CL_PROFILING_COMMAND_START -> END, in milliseconds.
  * Returns a negative value after printing the error (e.g. a queue without profiling). */
 double oclt_event_ms(cl_event event);
+/* *ms = from the start of `first` to the end of `last` (completed commands of one in-order
+ * queue): the device time of several launches that make up one result. Returns the error of
+ * clGetEventProfilingInfo after printing it, else CL_SUCCESS. */
+cl_int oclt_events_span_ms(cl_event first, cl_event last, double *ms);
 
 /* Host wall clock (CLOCK_MONOTONIC) in milliseconds, for work events cannot see. */
 double oclt_now_ms(void);
