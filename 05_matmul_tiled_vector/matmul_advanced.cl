@@ -88,14 +88,14 @@
 
 /* Which blocks of C a launch of the body below computes. */
 #define ALL_BLOCKS   0 /* every block, each load and store checked against M, N, K */
-#define WHOLE_BLOCKS 1 /* only blocks wholly inside C with K a multiple of BK: no checks */
+#define WHOLE_BLOCKS 1 /* only blocks wholly inside C, K % BK == 0, N % VW == 0: no checks */
 #define EDGE_BLOCKS  2 /* only the others, checked */
 
 /* The A tile transposed (Asub[k][m/4]: 4 rows of one k are one float4) and the B tile as stored
  * in B (Bsub[k][n/VW]); two of each. No padding: on the H200 a float4 of padding per row of
  * Asub cost 6% (41.3 against 43.8 TFLOP/s at 4096^3), though it spreads the transposing stores
- * over more banks; the reads, which outnumber the stores BK*(TM/4+TN/VW) to LPTA*4, do not
- * conflict either way. */
+ * over more banks. Per k-step an item makes LPTA*4 such stores and BK*(TM/4+TN/VW) reads; which
+ * layout wins is measured, not assumed. */
 typedef __local float4 (*a_tiles)[BK][BM / 4];
 typedef __local floatV (*b_tiles)[BK][BN / VW];
 
@@ -293,8 +293,9 @@ __kernel void sum_slices(const int M, const int N, const int slices,
  * warp_tiled compiled twice: whole_tiles computes the blocks that lie wholly inside C with no
  * bounds check at all, edge_tiles the rest with every check. Faster because the checks of
  * warp_tiled cost instructions and registers in every block, though only the edge blocks need
- * them (on the H200 8 x 8 per item: 163 registers checked, 128 not: one group per multiprocessor
- * against two). Costs a second launch, in which the groups of whole blocks return at once. */
+ * them (on the H200, 8 x 8 per item in warps of 8 x 4 items: 165 registers with the checks, 128
+ * without: one group of 256 per multiprocessor against two). Costs a second launch, in which
+ * the groups of whole blocks return at once. */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
 whole_tiles(const int M, const int N, const int K, __global const float *restrict A,
             __global const float *restrict B, __global float *restrict C) {
