@@ -49,8 +49,9 @@ static matmul_geometry register_block(const matmul_tuning *t) {
 static matmul_geometry warp_block(const matmul_tuning *t) {
     matmul_geometry g = {
         (size_t)t->bm, (size_t)t->bn, {(size_t)(t->bn / t->tn), (size_t)(t->bm / t->tm)}, ""};
-    snprintf(g.params, sizeof g.params, "BM=%d BN=%d BK=%d TM=%d TN=%d VW=%d WIM=%d WIN=%d GROUP_M=%d",
-             t->bm, t->bn, t->bk, t->tm, t->tn, t->vw, t->wim, t->win, t->group_m);
+    snprintf(g.params, sizeof g.params,
+             "BM=%d BN=%d BK=%d TM=%d TN=%d VW=%d WIM=%d WIN=%d GROUP_M=%d", t->bm, t->bn, t->bk,
+             t->tm, t->tn, t->vw, t->wim, t->win, t->group_m);
     return g;
 }
 
@@ -74,8 +75,7 @@ const matmul_step matmul_steps[] = {
      "reg2d with async_work_group_copy into the other buffer", NULL},
     /* ---- Advanced steps (matmul_advanced.cl) follow here. ---- */
     {"warp_tiled", "warp_tiled", "matmul_advanced.cl", warp_block, NULL,
-     "block and register tile sized per device and problem, warp tiles, float4 A, L2 order",
-     NULL},
+     "block and register tile sized per device and problem, warp tiles, float4 A, L2 order", NULL},
     {"split_k", "warp_tiled", "matmul_advanced.cl", warp_block, NULL,
      "warp_tiled over SPLIT_K slices of K into partial C, then sum_slices (deterministic)",
      matmul_run_split_k},

@@ -250,9 +250,10 @@ static void print_help(const oclt_cli_spec *spec) {
     if (spec->extra_options & OCLT_OPT_TRACE)
         printf("      --trace FILE     write the profiled commands as Chrome trace-event JSON\n");
     if (spec->extra_options & OCLT_OPT_TUNE)
-        printf("      --tune[=M]       search the tuning on this device and size, check every "
-               "candidate, cache the best\n"
-               "                       (M: quick, the default; wide; or N, at most N candidates)\n");
+        printf(
+            "      --tune[=M]       search the tuning on this device and size, check every "
+            "candidate, cache the best\n"
+            "                       (M: quick, the default; wide; or N, at most N candidates)\n");
     printf("  -h, --help           this text\n\n"
            "Exit status: 0 all checks passed, 1 a check or OpenCL call failed, 2 usage error,\n"
            "77 skipped (no OpenCL device, or the device lacks a needed feature).\n"
