@@ -87,8 +87,7 @@ static const struct {
      * two interleaved rounds; large-odd: --tune timing warp_tiled at 4097^3; deep: SPLIT_K 4,
      * 8, 16 at 256x256x65536. */
     {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
-    {"NVIDIA H200", "medium",
-     "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
+    {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large-odd",
      "BM=128,BN=64,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
