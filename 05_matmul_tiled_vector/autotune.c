@@ -15,7 +15,7 @@
 
 /* ---- The parameters of the advanced steps, as text ("BM=128,BN=64,...") -------------------- */
 
-/* The keys of tuning.c's table that warp_tiled and split_k use. */
+/* The keys of tuning.c's table that warp_tiled, split_k and whole_tiles use. */
 static const char *const advanced_keys[] = {"BM", "BN",  "BK",  "TM",      "TN",
                                             "VW", "WIM", "WIN", "GROUP_M", "SPLIT_K"};
 #define ADVANCED_KEY_COUNT (sizeof advanced_keys / sizeof advanced_keys[0])

@@ -168,9 +168,9 @@ cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul
 cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                               const matmul_problem *p, const matmul_tuning *tuning, double *ms);
 
-/* warp_tiled's and split_k's parameters for this device and size: from the cache that --tune
- * writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys given
- * in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0, or OCLT_EXIT_USAGE
+/* warp_tiled's, split_k's and whole_tiles's parameters for this device and size: from the cache
+ * that --tune writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys
+ * given in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0, or OCLT_EXIT_USAGE
  * after one line on stderr (also for --tune with --no-check: a tuner must check). A corrupt cache
  * line is reported on stderr and ignored. */
 int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, const oclt_device *dev,

@@ -20,10 +20,12 @@ cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const ma
     if ((err = OCLT_CHECK(
              clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL))))
         return err;
-    edges = clCreateKernel(program, "edge_tiles", &err);
-    if (OCLT_CHECK_ERR(err, "clCreateKernel(edge_tiles)")) return err;
+    if (some_edge) { /* the second kernel of the program, only when it has blocks to compute */
+        edges = clCreateKernel(program, "edge_tiles", &err);
+        if (OCLT_CHECK_ERR(err, "clCreateKernel(edge_tiles)")) return err;
+    }
     if (some_whole) err = matmul_enqueue_step(dev, kernel, "whole_tiles", g, p, &whole_done);
-    if (!err && some_edge) err = matmul_enqueue_step(dev, edges, "edge_tiles", g, p, &edges_done);
+    if (!err && edges) err = matmul_enqueue_step(dev, edges, "edge_tiles", g, p, &edges_done);
     if (!err) { /* from the start of the first launch to the end of the last (in-order queue) */
         cl_event first = whole_done ? whole_done : edges_done;
         cl_event last = edges_done ? edges_done : whole_done;
@@ -32,6 +34,6 @@ cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const ma
     }
     if (whole_done) clReleaseEvent(whole_done);
     if (edges_done) clReleaseEvent(edges_done);
-    clReleaseKernel(edges);
+    if (edges) clReleaseKernel(edges);
     return err;
 }
