@@ -1,4 +1,4 @@
-/* Chapter 05's tuning of the advanced steps (warp_tiled, split_k) by device and problem size:
+/* Chapter 05's tuning of the advanced steps (warp_tiled to padded) by device and problem size:
  *   - a built-in table of parameters tuned on known devices (like CLBlast's database);
  *   - a per-user cache that --tune writes, keyed by device name, driver version and size class
  *     ($XDG_CACHE_HOME/opencl-tutorial/matmul_tune.txt, or ~/.cache/...);
@@ -15,7 +15,7 @@
 
 /* ---- The parameters of the advanced steps, as text ("BM=128,BN=64,...") -------------------- */
 
-/* The keys of tuning.c's table that warp_tiled, split_k and whole_tiles use. */
+/* The keys of tuning.c's table that the advanced steps use. */
 static const char *const advanced_keys[] = {"BM", "BN",  "BK",  "TM",      "TN",
                                             "VW", "WIM", "WIN", "GROUP_M", "SPLIT_K"};
 #define ADVANCED_KEY_COUNT (sizeof advanced_keys / sizeof advanced_keys[0])
@@ -84,12 +84,13 @@ static const struct {
 } tuned[] = {
     /* NVIDIA H200, driver 580.159.04, 2026-11-24: small, medium, large: --tune (quick, timing
      * whole_tiles) at 1024^3, 2048^3 and 4096^3, then the winners against the earlier rows in
-     * two interleaved rounds; large-odd: --tune timing warp_tiled at 4097^3; deep: SPLIT_K 4,
+     * two interleaved rounds; large-odd: --tune timing padded at 4097^3 (twice, the same
+     * winner), then against the earlier row (128x64) in two interleaved rounds; deep: SPLIT_K 4,
      * 8, 16 at 256x256x65536. */
     {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large-odd",
-     "BM=128,BN=64,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "deep", "BM=64,BN=64,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=2,GROUP_M=8,SPLIT_K=16"},
     /* PoCL 3.1 on 2 cores of an AVX-512 CPU (the development machine), 2026-11-24: --tune at
@@ -345,14 +346,14 @@ static const matmul_step *find_step(const char *name) {
     return NULL;
 }
 
-/* One candidate: built, timed, checked. It is timed as whole_tiles, the fastest step that takes
- * these parameters (on a shape with no whole block that is warp_tiled's work), or as split_k
- * for SPLIT_K > 1. Returns its GFLOP/s, or a negative number when it failed to build or run, or
- * computed a wrong C. */
+/* One candidate: built, timed, checked. It is timed as padded, the fastest step that takes these
+ * parameters at any shape (where every block is whole already, whole_tiles alone), or as
+ * split_k for SPLIT_K > 1. Returns its GFLOP/s, or a negative number when it failed to build or
+ * run, or computed a wrong C. */
 static double try_candidate(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,
                             const matmul_check *chk, const matmul_tuning *t, char *why,
                             size_t why_size) {
-    const matmul_step *step = find_step(t->split_k > 1 ? "split_k" : "whole_tiles");
+    const matmul_step *step = find_step(t->split_k > 1 ? "split_k" : "padded");
     if (!step) {
         snprintf(why, why_size, "no such step");
         return -1.0;
@@ -385,7 +386,7 @@ int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_prob
     const double budget_ms = opt->tune == 2 ? -1.0 : 240e3, start = oclt_now_ms();
     cache_key key;
     make_key(dev, p, &key);
-    printf("  tune     %d candidates for whole_tiles/split_k, size class %s, each built, timed "
+    printf("  tune     %d candidates for padded/split_k, size class %s, each built, timed "
            "and checked (%s)\n",
            count, key.size_class, opt->tune == 2 ? "wide" : "quick, at most 4 minutes");
     double best_rate = -1.0;

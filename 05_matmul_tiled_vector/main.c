@@ -45,7 +45,8 @@ static matmul_geometry register_block(const matmul_tuning *t) {
     return g;
 }
 
-/* warp_tiled, split_k: a BM x BN block, a TM x TN register block per work-item. */
+/* warp_tiled, split_k, whole_tiles, padded: a BM x BN block, a TM x TN register block per
+ * work-item. */
 static matmul_geometry warp_block(const matmul_tuning *t) {
     matmul_geometry g = {
         (size_t)t->bm, (size_t)t->bn, {(size_t)(t->bn / t->tn), (size_t)(t->bm / t->tm)}, ""};
@@ -82,6 +83,9 @@ const matmul_step matmul_steps[] = {
     {"whole_tiles", "whole_tiles", "matmul_advanced.cl", warp_block, NULL,
      "warp_tiled without bounds checks on whole blocks, then edge_tiles (checked) on the rest",
      matmul_run_whole_tiles},
+    {"padded", "padded_tiles", "matmul_advanced.cl", warp_block, NULL,
+     "A and B copied with zero padding to whole blocks, then every block unchecked in one launch",
+     matmul_run_padded},
 };
 const size_t matmul_step_count = sizeof matmul_steps / sizeof matmul_steps[0];
 

@@ -33,7 +33,8 @@ typedef struct {
 } matmul_geometry;
 
 /* A step launched by its own function rather than matmul_enqueue_step (split_k: two kernels and
- * a workspace; whole_tiles: two kernels): the function waits and returns the kernel time in *ms. */
+ * a workspace; whole_tiles: two kernels; padded: copies, then its kernel): the function waits
+ * and returns the device time of all its kernels in *ms. */
 typedef cl_int (*matmul_step_runner)(const oclt_device *dev, cl_kernel kernel,
                                      const matmul_geometry *g, const matmul_problem *p,
                                      const matmul_tuning *tuning, double *ms);
@@ -157,8 +158,8 @@ int matmul_fit_simple_tiles(const oclt_device *dev, const matmul_problem *p,
                             const matmul_tuning_override *override, matmul_tuning *tuning,
                             matmul_programs *programs);
 
-/* ---- Advanced steps: split_k's launch (split_k.c), and the tuning by device and size, the
- * cache and --tune (autotune.c) ---------------------------------------------------------------- */
+/* ---- Advanced steps: the launches of split_k, whole_tiles and padded, and the tuning by device
+ * and size, the cache and --tune (autotune.c) ------------------------------------------------ */
 
 /* split_k's launch: warp_tiled over SPLIT_K slices into a workspace, then sum_slices. */
 cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
@@ -167,8 +168,12 @@ cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul
  * only when the grid has blocks of its kind. */
 cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                               const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+/* padded's launch (padded.c): A and B copied into zero-padded buffers of whole blocks where they
+ * are not (pad_copy), then padded_tiles on the padded sizes, storing the true C. */
+cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                         const matmul_problem *p, const matmul_tuning *tuning, double *ms);
 
-/* warp_tiled's, split_k's and whole_tiles's parameters for this device and size: from the cache
+/* The advanced steps' parameters (warp_tiled to padded) for this device and size: from the cache
  * that --tune writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys
  * given in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0, or OCLT_EXIT_USAGE
  * after one line on stderr (also for --tune with --no-check: a tuner must check). A corrupt cache
@@ -180,7 +185,7 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
 /* What matmul_pick_advanced chose and where from, for the output. */
 const char *matmul_advanced_source(void);
 
-/* --tune: times warp_tiled (and split_k) with each candidate of the search space on this device
+/* --tune: times padded (and split_k) with each candidate of the search space on this device
  * and problem, checks each result, keeps the fastest correct one in `tuning`, stores it in the
  * cache and rebuilds `programs` with it. Returns 0, or -1 when no candidate passed. */
 int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,

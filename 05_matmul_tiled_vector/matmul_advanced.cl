@@ -90,6 +90,8 @@
 #define ALL_BLOCKS   0 /* every block, each load and store checked against M, N, K */
 #define WHOLE_BLOCKS 1 /* only blocks wholly inside C, K % BK == 0, N % VW == 0: no checks */
 #define EDGE_BLOCKS  2 /* only the others, checked */
+#define PADDED       3 /* every block of zero-padded A and B, unchecked; only the store to the
+                        * true C (c_rows x c_cols) checked */
 
 /* The A tile transposed (Asub[k][m/4]: 4 rows of one k are one float4) and the B tile as stored
  * in B (Bsub[k][n/VW]); two of each. No padding: on the H200 a float4 of padding per row of
@@ -99,14 +101,15 @@
 typedef __local float4 (*a_tiles)[BK][BM / 4];
 typedef __local floatV (*b_tiles)[BK][BN / VW];
 
-/* The body of warp_tiled, whole_tiles and edge_tiles. `blocks` is a constant in each kernel, so
- * the compiler removes the code a kernel does not need: whole_tiles keeps no bounds check at
- * all. A group returns at once when its block is not for this launch; the test is the same for
- * every item of the group, so no item of it ever reaches a barrier. */
+/* The body of warp_tiled, whole_tiles, edge_tiles and padded_tiles. `blocks` is a constant in
+ * each kernel, so the compiler removes the code a kernel does not need: whole_tiles keeps no
+ * bounds check at all. A group returns at once when its block is not for this launch; the test
+ * is the same for every item of the group, so no item of it ever reaches a barrier. C is
+ * c_rows x c_cols: M x N, except in padded_tiles, where M, N and K are the padded sizes. */
 inline void warp_tiled_blocks(const int M, const int N, const int K,
                               __global const float *restrict A, __global const float *restrict B,
-                              __global float *restrict C, a_tiles Asub, b_tiles Bsub,
-                              const int blocks) {
+                              __global float *restrict C, const int c_rows, const int c_cols,
+                              a_tiles Asub, b_tiles Bsub, const int blocks) {
     /* Which block of C, and which slice of K. The NDRange holds blocks_m * blocks_n groups per
      * slice (split_k launches several slices, warp_tiled one). Consecutive groups walk down a
      * band of GROUP_M block rows before moving one block to the right. */
@@ -140,7 +143,9 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
     const bool whole =
         row0 + BM <= M && col0 + BN <= N && K % BK == 0 && N % VW == 0 && slices == 1;
     if ((blocks == WHOLE_BLOCKS && !whole) || (blocks == EDGE_BLOCKS && whole)) return;
-    const bool unchecked = blocks == WHOLE_BLOCKS; /* a constant: the checks compile away */
+    /* Constants: the checks compile away. */
+    const bool unchecked = blocks == WHOLE_BLOCKS || blocks == PADDED;
+    const bool store_unchecked = blocks == WHOLE_BLOCKS;
     const bool inside_m = unchecked || row0 + BM <= M, inside_n = unchecked || col0 + BN <= N;
     const bool a_aligned = unchecked || K % 4 == 0, b_aligned = unchecked || N % VW == 0;
     floatV acc[TM][TN / VW];
@@ -238,25 +243,26 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
     }
 
     /* The register block -> C (split_k: this slice's partial C), whole vectors where they fit. */
-    __global float *out = C + (size_t)slice * M * N;
+    __global float *out = C + (size_t)slice * c_rows * c_cols;
+    const bool c_aligned = store_unchecked || c_cols % VW == 0;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int row = row0 + m_item + i / 4 * 4 * WIM + i % 4;
 #pragma unroll
         for (int j = 0; j < TN / VW; ++j) {
             const int col = col0 + n_item + j * VW * WIN;
-            const size_t at = (size_t)row * N + col;
-            if (!unchecked && (row >= M || col >= N)) continue;
-            if (b_aligned) { /* then col + VW <= N */
+            const size_t at = (size_t)row * c_cols + col;
+            if (!store_unchecked && (row >= c_rows || col >= c_cols)) continue;
+            if (c_aligned) { /* then col + VW <= c_cols */
                 *(__global floatV *)(out + at) = acc[i][j];
-            } else if (col + VW <= N) {
+            } else if (col + VW <= c_cols) {
                 vstoreV(acc[i][j], 0, out + at);
             } else {
                 float part[VW];
                 vstoreV(acc[i][j], 0, part);
 #pragma unroll
                 for (int e = 0; e < VW; ++e)
-                    if (col + e < N) out[at + e] = part[e];
+                    if (col + e < c_cols) out[at + e] = part[e];
             }
         }
     }
@@ -273,7 +279,7 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
            __global const float *restrict B, __global float *restrict C) {
     __local float4 Asub[2][BK][BM / 4];
     __local floatV Bsub[2][BK][BN / VW];
-    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, ALL_BLOCKS);
+    warp_tiled_blocks(M, N, K, A, B, C, M, N, Asub, Bsub, ALL_BLOCKS);
 }
 
 /* ---- 8. split_k's second kernel: sum_slices -----------------------------------------------------
@@ -301,7 +307,7 @@ whole_tiles(const int M, const int N, const int K, __global const float *restric
             __global const float *restrict B, __global float *restrict C) {
     __local float4 Asub[2][BK][BM / 4];
     __local floatV Bsub[2][BK][BN / VW];
-    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, WHOLE_BLOCKS);
+    warp_tiled_blocks(M, N, K, A, B, C, M, N, Asub, Bsub, WHOLE_BLOCKS);
 }
 
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
@@ -309,5 +315,41 @@ edge_tiles(const int M, const int N, const int K, __global const float *restrict
            __global const float *restrict B, __global float *restrict C) {
     __local float4 Asub[2][BK][BM / 4];
     __local floatV Bsub[2][BK][BN / VW];
-    warp_tiled_blocks(M, N, K, A, B, C, Asub, Bsub, EDGE_BLOCKS);
+    warp_tiled_blocks(M, N, K, A, B, C, M, N, Asub, Bsub, EDGE_BLOCKS);
+}
+
+/* ---- 10. padded (kernels pad_copy, then padded_tiles) -------------------------------------------
+ * whole_tiles on copies of A and B padded with zeros to whole blocks (M and N rounded up to
+ * multiples of BM and BN, K to a multiple of BK; a zero adds nothing to a sum), so that every
+ * block takes the unchecked loads in one launch; only the store is checked, against the true C.
+ * Faster where K % BK != 0 leaves whole_tiles no whole block (4097^3). Costs a copy of A and B
+ * (memory-bound, before the product) and the memory for it, and multiply-adds on the zeros. */
+__kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
+padded_tiles(const int M, const int N, const int K, __global const float *restrict A,
+             __global const float *restrict B, __global float *restrict C, const int c_rows,
+             const int c_cols) {
+    __local float4 Asub[2][BK][BM / 4];
+    __local floatV Bsub[2][BK][BN / VW];
+    warp_tiled_blocks(M, N, K, A, B, C, c_rows, c_cols, Asub, Bsub, PADDED);
+}
+
+/* dst (dst_rows x dst_cols, dst_cols a multiple of 4) = the top-left of src (src_rows x
+ * src_cols, any sizes), zeros where src has no element. Four elements per item, one aligned
+ * float4 store: a quarter of the items, and wide stores. */
+__kernel void pad_copy(const int src_rows, const int src_cols, __global const float *restrict src,
+                       const int dst_rows, const int dst_cols, __global float *restrict dst) {
+    const int col = 4 * get_global_id(0), row = get_global_id(1);
+    if (col >= dst_cols || row >= dst_rows) return; /* the NDRange is rounded up; no barrier */
+    float4 value = (float4)(0.0f); /* the padding: a zero adds nothing to a sum */
+    if (row < src_rows) {
+        __global const float *from = src + (size_t)row * src_cols + col;
+        if (col + 3 < src_cols) {
+            value = vload4(0, from); /* any alignment: src_cols need not be a multiple of 4 */
+        } else {
+            value.x = col < src_cols ? from[0] : 0.0f;
+            value.y = col + 1 < src_cols ? from[1] : 0.0f;
+            value.z = col + 2 < src_cols ? from[2] : 0.0f;
+        }
+    }
+    vstore4(value, 0, dst + (size_t)row * dst_cols + col);
 }
