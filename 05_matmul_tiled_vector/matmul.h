@@ -172,6 +172,7 @@ cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const ma
  * are not (pad_copy), then padded_tiles on the padded sizes, storing the true C. */
 cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                          const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+void matmul_release_padded(void); /* padded's workspace (the padded copies of A and B) */
 
 /* The advanced steps' parameters (warp_tiled to padded) for this device and size: from the cache
  * that --tune writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys
