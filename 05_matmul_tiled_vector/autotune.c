@@ -105,6 +105,20 @@ static const struct {
      "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2"},
 };
 
+/* How full the rounds of work-groups are: a grid of G groups on U compute units runs in
+ * ceil(G / U) rounds at one group per unit at a time, so it keeps G / (ceil(G / U) * U) of the
+ * units busy. (A GPU may hold several groups per unit; the last round is then as partly empty.)
+ * At 3000^3 on the H200 the large row's 256 x 128 blocks make 288 groups for 132 units: 73%. */
+static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
+    const double groups = ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn) * t->split_k;
+    return units ? groups / (ceil(groups / units) * units) : 1.0;
+}
+
+/* Below this fill, another row of the device's table that fills the rounds better by at least
+ * MIN_FILL_GAIN is taken instead of the size class's row. */
+#define LOW_FILL      0.8
+#define MIN_FILL_GAIN 0.1
+
 /* ---- The cache ------------------------------------------------------------------------------ */
 
 /* $XDG_CACHE_HOME/opencl-tutorial/matmul_tune.txt, else $HOME/.cache/...; 0 when neither is set. */
@@ -253,17 +267,41 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
     if (read_cache(&key, &limits, &picked, path, sizeof path)) {
         snprintf(source, sizeof source, "tuned here (cache %s)", path);
     } else {
-        for (size_t i = 0; i < sizeof tuned / sizeof tuned[0]; ++i) {
-            matmul_tuning row = picked;
+        const matmul_tuning base = picked;
+        int found = 0;
+        for (size_t i = 0; i < sizeof tuned / sizeof tuned[0] && !found; ++i) {
+            matmul_tuning row = base;
             char why[256];
             if (!strstr(dev->device_name, tuned[i].device) ||
                 strncmp(tuned[i].size_class, key.size_class, strlen(tuned[i].size_class)) ||
                 parse_advanced(tuned[i].params, &row) ||
                 matmul_broken_constraint(&row, &limits, why, sizeof why))
                 continue;
-            picked = row;
+            picked = row, found = 1;
             snprintf(source, sizeof source, "built-in table, %s", tuned[i].device);
-            break;
+        }
+        /* A row whose blocks leave the last round of work-groups mostly empty gives way to the
+         * device's row (of any class, without split-K) that fills the rounds best; not in the
+         * deep class, whose split-K rows are there to make more work-groups. */
+        const cl_uint units = oclt_device_uint(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS);
+        const double fill = round_fill(p, &picked, units);
+        const int may_switch = found && fill < LOW_FILL && strncmp(key.size_class, "deep", 4);
+        double best_fill = fill;
+        for (size_t i = 0; may_switch && i < sizeof tuned / sizeof tuned[0]; ++i) {
+            matmul_tuning row = base;
+            char why[256];
+            if (!strstr(dev->device_name, tuned[i].device) ||
+                parse_advanced(tuned[i].params, &row) || row.split_k != 1 ||
+                matmul_broken_constraint(&row, &limits, why, sizeof why) ||
+                round_fill(p, &row, units) < fill + MIN_FILL_GAIN ||
+                round_fill(p, &row, units) <= best_fill)
+                continue;
+            picked = row, best_fill = round_fill(p, &row, units);
+            snprintf(source, sizeof source,
+                     "built-in table, %s, row %s: its work-groups fill %.0f%% of their rounds on "
+                     "%u compute units, the %s row's %.0f%%",
+                     tuned[i].device, tuned[i].size_class, 100.0 * best_fill, units, key.size_class,
+                     100.0 * fill);
         }
     }
     /* OCLT_MATMUL_TUNE's keys win. */
