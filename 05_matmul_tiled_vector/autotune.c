@@ -116,8 +116,8 @@ static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uin
 
 /* Below this fill, another row of the device's table that fills the rounds better by at least
  * MIN_FILL_GAIN is taken instead of the size class's row. */
-#define LOW_FILL      0.8
-#define MIN_FILL_GAIN 0.1
+#define LOW_FILL      0.9
+#define MIN_FILL_GAIN 0.05
 
 /* ---- The cache ------------------------------------------------------------------------------ */
 
