@@ -1,6 +1,8 @@
 /* Chapter 05, worked solutions of the exercises at the end of docs/05_matmul_tiled_vector.md:
  *   tiled_bt    exercise 1: `tiled` for a B given transposed (N x K), compared with `tiled`
  *   naive_2x2   exercise 2: a 2 x 2 block of C per work-item, compared with `naive`
+ *   tiled_padded exercise 3: `tiled` without bounds checks on zero-padded copies of A and B,
+ *               compared with `tiled` (the copies are timed with it)
  * Each result is checked by the chapter's own verifier (../verify.c: every element within its
  * rounding bound), and each is timed after the chapter's step it changes (variants tiled and
  * naive, from ../matmul.cl; TS=16 for all). */
@@ -18,10 +20,15 @@ static const oclt_variant_info variants[] = {
     {"tiled_bt", "exercise 1: tiled with B given transposed (N x K)", 1},
     {"naive", "the chapter's naive, for comparison", 1},
     {"naive_2x2", "exercise 2: a 2x2 block of C per work-item, no local memory", 1},
+    {"tiled_padded", "exercise 3: tiled without bounds checks, on zero-padded A and B", 1},
 };
-static const char *const files[] = {"matmul.cl", "exercises.cl", "matmul.cl", "exercises.cl"};
-static const int outputs_per_item[] = {1, 1, 1, 2}; /* along each side */
-#define VARIANT_COUNT 4
+static const char *const files[] = {"matmul.cl", "exercises.cl", "matmul.cl", "exercises.cl",
+                                    "exercises.cl"};
+static const char *const kernels[] = {"tiled", "tiled_bt", "naive", "naive_2x2", "tiled_unguarded"};
+static const int outputs_per_item[] = {1, 1, 1, 2, 1}; /* along each side */
+static const int compared_with[] = {-1, 0, -1, 2, 0};  /* the chapter's step an exercise changes */
+#define VARIANT_COUNT 5
+#define PADDED        4
 
 static const oclt_cli_spec spec = {
     .chapter = "05_solutions",
@@ -59,6 +66,81 @@ static cl_int run_once(void *context, double *ms) {
     return err;
 }
 
+/* ---- Exercise 3: zero-padded copies of A and B, the unguarded kernel, C copied out ---------- */
+
+typedef struct {
+    const oclt_device *dev;
+    cl_kernel kernel;
+    const matmul_problem *p;
+    matmul_problem padded; /* sides rounded up to multiples of TILE, and their buffers */
+} padded_launch;
+
+/* rows x cols floats from one buffer to another of a different row pitch (in floats). */
+static cl_int copy_rect(cl_command_queue queue, cl_mem from, size_t from_pitch, cl_mem to,
+                        size_t to_pitch, size_t rows, size_t cols, cl_event *done) {
+    const size_t origin[3] = {0, 0, 0}, region[3] = {cols * sizeof(float), rows, 1};
+    return OCLT_CHECK(clEnqueueCopyBufferRect(queue, from, to, origin, origin, region,
+                                              from_pitch * sizeof(float), 0,
+                                              to_pitch * sizeof(float), 0, 0, NULL, done));
+}
+
+static cl_int run_padded_once(void *context, double *ms) {
+    padded_launch *l = context;
+    const matmul_problem *p = l->p, *q = &l->padded;
+    const int m = (int)q->m, n = (int)q->n, k = (int)q->k;
+    const cl_command_queue queue = l->dev->queue;
+    const float zero = 0.0f;
+    cl_event first = NULL, last = NULL;
+    /* C and the padded C poisoned (not timed): a block the kernel skips cannot pass. */
+    cl_int err = oclt_poison_buffer(queue, p->c_buf, p->m * p->n * sizeof(float));
+    if (!err) err = oclt_poison_buffer(queue, q->c_buf, q->m * q->n * sizeof(float));
+    /* Zeros everywhere, then A and B over them: the padding is what stays zero. */
+    if (!err)
+        err = OCLT_CHECK(clEnqueueFillBuffer(queue, q->a_buf, &zero, sizeof zero, 0,
+                                             q->m * q->k * sizeof(float), 0, NULL, &first));
+    if (!err)
+        err = OCLT_CHECK(clEnqueueFillBuffer(queue, q->b_buf, &zero, sizeof zero, 0,
+                                             q->k * q->n * sizeof(float), 0, NULL, NULL));
+    if (!err) err = copy_rect(queue, p->a_buf, p->k, q->a_buf, q->k, p->m, p->k, NULL);
+    if (!err) err = copy_rect(queue, p->b_buf, p->n, q->b_buf, q->n, p->k, p->n, NULL);
+    const size_t global[2] = {q->n, q->m}, local[2] = {TILE, TILE};
+    if (!err && !(err = OCLT_ARG(l->kernel, 0, m)) && !(err = OCLT_ARG(l->kernel, 1, n)) &&
+        !(err = OCLT_ARG(l->kernel, 2, k)) && !(err = OCLT_ARG(l->kernel, 3, q->a_buf)) &&
+        !(err = OCLT_ARG(l->kernel, 4, q->b_buf)) && !(err = OCLT_ARG(l->kernel, 5, q->c_buf)))
+        err = oclt_enqueue_kernel(queue, l->kernel, 2, global, local, 0, NULL, NULL,
+                                  "tiled_unguarded");
+    /* The true C out of the padded one. */
+    if (!err) err = copy_rect(queue, q->c_buf, q->n, p->c_buf, p->n, p->m, p->n, &last);
+    if (!err) err = OCLT_CHECK(clWaitForEvents(1, &last));
+    if (!err) err = oclt_events_span_ms(first, last, ms); /* the copies count */
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
+    return err;
+}
+
+/* The padded buffers, made once for all the timed runs. */
+static oclt_status run_padded(const oclt_device *dev, const oclt_options *opt, cl_kernel kernel,
+                              matmul_problem *p, double *ms) {
+    padded_launch l = {dev, kernel, p, *p};
+    l.padded.m = (p->m + TILE - 1) / TILE * TILE;
+    l.padded.n = (p->n + TILE - 1) / TILE * TILE;
+    l.padded.k = (p->k + TILE - 1) / TILE * TILE;
+    const size_t sizes[3] = {l.padded.m * l.padded.k, l.padded.k * l.padded.n,
+                             l.padded.m * l.padded.n};
+    cl_mem *buffers[3] = {&l.padded.a_buf, &l.padded.b_buf, &l.padded.c_buf};
+    cl_int err = CL_SUCCESS;
+    for (int i = 0; i < 3; ++i) *buffers[i] = NULL;
+    for (int i = 0; i < 3 && !err; ++i) {
+        *buffers[i] =
+            clCreateBuffer(dev->context, CL_MEM_READ_WRITE, sizes[i] * sizeof(float), NULL, &err);
+        OCLT_CHECK_ERR(err, "clCreateBuffer(padded)");
+    }
+    if (!err) err = oclt_time_median(run_padded_once, &l, opt->reps, ms);
+    for (int i = 0; i < 3; ++i)
+        if (*buffers[i]) clReleaseMemObject(*buffers[i]);
+    return err ? OCLT_FAIL : OCLT_PASS;
+}
+
 /* Runs `name` from `program` (items per block of C: per_item x per_item), checks it, and
  * returns its time in *ms (negative when it failed to run). */
 static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, cl_program program,
@@ -67,6 +149,16 @@ static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, c
     cl_kernel kernel = oclt_create_kernel(program, name);
     *ms = -1.0;
     if (!kernel) return OCLT_FAIL;
+    if (!strcmp(name, "tiled_unguarded")) {
+        oclt_status status = run_padded(dev, opt, kernel, p, ms);
+        if (status == OCLT_PASS &&
+            OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
+                                           p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
+            status = OCLT_FAIL;
+        if (status == OCLT_PASS) status = matmul_verify(chk, p, p->c, name);
+        clReleaseKernel(kernel);
+        return status;
+    }
     const size_t cols = (p->n + per_item - 1) / per_item, rows = (p->m + per_item - 1) / per_item;
     launch l = {dev, kernel, p, b, {0, 0}, {TILE, TILE}};
     l.global[0] = (cols + TILE - 1) / TILE * TILE;
@@ -80,22 +172,24 @@ static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, c
     return status;
 }
 
-/* Runs variant v; exercises are reported with their speed-up over the step before them. */
+/* Runs variant v; exercises are reported with their speed-up over the step they change (when
+ * that step ran in this run: step_ms[] holds the passing steps' times). */
 static void solve(const oclt_device *dev, const oclt_options *opt, oclt_report *report,
                   cl_program program, int v, matmul_problem *p, cl_mem bt, const matmul_check *chk,
-                  double *step_ms) {
-    const int exercise = v % 2 == 1;
+                  double step_ms[VARIANT_COUNT]) {
+    const int step = compared_with[v];
     double ms;
-    oclt_status status = run_kernel(dev, opt, program, variants[v].name, outputs_per_item[v], p,
+    oclt_status status = run_kernel(dev, opt, program, kernels[v], outputs_per_item[v], p,
                                     v == 1 ? bt : p->b_buf, chk, &ms);
     char note[128] = "";
-    if (exercise && status == OCLT_PASS && *step_ms > 0)
-        snprintf(note, sizeof note, "x%.3g the chapter's %s", *step_ms / ms, variants[v - 1].name);
+    if (step >= 0 && status == OCLT_PASS && step_ms[step] > 0)
+        snprintf(note, sizeof note, "x%.3g the chapter's %s", step_ms[step] / ms,
+                 variants[step].name);
     snprintf(note + strlen(note), sizeof note - strlen(note), "%sTS=%d", *note ? ", " : "", TILE);
     oclt_report_result(report, variants[v].name, p->text, ms,
                        ms > 0 ? 2.0 * (double)p->m * p->n * p->k / (ms * 1e6) : -1.0, "GFLOP/s",
                        status, note);
-    *step_ms = !exercise && status == OCLT_PASS ? ms : -1.0;
+    step_ms[v] = step < 0 && status == OCLT_PASS ? ms : -1.0;
 }
 
 int main(int argc, char **argv) {
@@ -136,13 +230,13 @@ int main(int argc, char **argv) {
         p.c_buf =
             clCreateBuffer(dev.context, CL_MEM_READ_WRITE, p.m * p.n * sizeof(float), NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(C)")) goto release;
-    double step_ms = -1.0;
+    double step_ms[VARIANT_COUNT] = {-1.0, -1.0, -1.0, -1.0, -1.0};
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         if (!opt.selected[v]) continue;
         /* the file is built only for a selected variant (a mutant copies only exercises.cl) */
         programs[v] = oclt_build_file(dev.context, dev.device, files[v], "-DTS=16");
         if (!programs[v]) goto release;
-        solve(&dev, &opt, &report, programs[v], v, &p, bt, &chk, &step_ms);
+        solve(&dev, &opt, &report, programs[v], v, &p, bt, &chk, step_ms);
     }
     rc = oclt_report_exit_code(&report);
 release:

@@ -57,15 +57,19 @@ function(oclt_add_usage_test name code regex)
   set_tests_properties(${name} PROPERTIES LABELS "usage" TIMEOUT 120)
 endfunction()
 
-# oclt_add_oclgrind_test(<test name> [EXPECT_RACE] COMMAND <program> [args...])
+# oclt_add_oclgrind_test(<test name> [EXPECT_RACE] [NO_UNINITIALIZED] COMMAND <program> [args...])
 # Label "oclgrind": runs the program under oclgrind --data-races --uninitialized --check-api and
-# fails on any report (EXPECT_RACE: passes only if a data race is reported). Skipped without
-# oclgrind. Keep sizes small: Oclgrind simulates every work-item.
+# fails on any report (EXPECT_RACE: passes only if a data race is reported; NO_UNINITIALIZED:
+# without the --uninitialized plugin, where it reports falsely). Skipped without oclgrind. Keep
+# sizes small: Oclgrind simulates every work-item.
 function(oclt_add_oclgrind_test name)
-  cmake_parse_arguments(ARG "EXPECT_RACE" "TIMEOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "EXPECT_RACE;NO_UNINITIALIZED" "TIMEOUT" "COMMAND" ${ARGN})
   set(flag "")
   if(ARG_EXPECT_RACE)
-    set(flag "--expect-race")
+    list(APPEND flag "--expect-race")
+  endif()
+  if(ARG_NO_UNINITIALIZED)
+    list(APPEND flag "--no-uninitialized")
   endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
