@@ -119,6 +119,15 @@ static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uin
 #define LOW_FILL      0.9
 #define MIN_FILL_GAIN 0.05
 
+/* Row i of the table, over `base`, if it is for this device and keeps every constraint there. */
+static int device_row(size_t i, const oclt_device *dev, const matmul_device_limits *limits,
+                      const matmul_tuning *base, matmul_tuning *row) {
+    char why[256];
+    *row = *base;
+    return strstr(dev->device_name, tuned[i].device) && !parse_advanced(tuned[i].params, row) &&
+           !matmul_broken_constraint(row, limits, why, sizeof why);
+}
+
 /* ---- The cache ------------------------------------------------------------------------------ */
 
 /* $XDG_CACHE_HOME/opencl-tutorial/matmul_tune.txt, else $HOME/.cache/...; 0 when neither is set. */
@@ -268,14 +277,11 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         snprintf(source, sizeof source, "tuned here (cache %s)", path);
     } else {
         const matmul_tuning base = picked;
+        matmul_tuning row;
         int found = 0;
         for (size_t i = 0; i < sizeof tuned / sizeof tuned[0] && !found; ++i) {
-            matmul_tuning row = base;
-            char why[256];
-            if (!strstr(dev->device_name, tuned[i].device) ||
-                strncmp(tuned[i].size_class, key.size_class, strlen(tuned[i].size_class)) ||
-                parse_advanced(tuned[i].params, &row) ||
-                matmul_broken_constraint(&row, &limits, why, sizeof why))
+            if (strncmp(tuned[i].size_class, key.size_class, strlen(tuned[i].size_class)) ||
+                !device_row(i, dev, &limits, &base, &row))
                 continue;
             picked = row, found = 1;
             snprintf(source, sizeof source, "built-in table, %s", tuned[i].device);
@@ -288,15 +294,10 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         const int may_switch = found && fill < LOW_FILL && strncmp(key.size_class, "deep", 4);
         double best_fill = fill;
         for (size_t i = 0; may_switch && i < sizeof tuned / sizeof tuned[0]; ++i) {
-            matmul_tuning row = base;
-            char why[256];
-            if (!strstr(dev->device_name, tuned[i].device) ||
-                parse_advanced(tuned[i].params, &row) || row.split_k != 1 ||
-                matmul_broken_constraint(&row, &limits, why, sizeof why) ||
-                round_fill(p, &row, units) < fill + MIN_FILL_GAIN ||
-                round_fill(p, &row, units) <= best_fill)
-                continue;
-            picked = row, best_fill = round_fill(p, &row, units);
+            if (!device_row(i, dev, &limits, &base, &row) || row.split_k != 1) continue;
+            const double row_fill = round_fill(p, &row, units);
+            if (row_fill < fill + MIN_FILL_GAIN || row_fill <= best_fill) continue;
+            picked = row, best_fill = row_fill;
             snprintf(source, sizeof source,
                      "built-in table, %s, row %s: its work-groups fill %.0f%% of their rounds on "
                      "%u compute units, the %s row's %.0f%%",

@@ -11,10 +11,11 @@ static size_t round_up(size_t x, size_t multiple) {
     return (x + multiple - 1) / multiple * multiple;
 }
 
-/* pad_copy (matmul_advanced.cl) from src (src_rows x src_cols) into dst (dst_rows x dst_cols). */
-static cl_int enqueue_pad_copy(const oclt_device *dev, cl_kernel copy, cl_mem src, size_t src_rows,
-                               size_t src_cols, cl_mem dst, size_t dst_rows, size_t dst_cols,
-                               cl_event *done) {
+/* pad_copy (matmul_advanced.cl) from src (src_rows x src_cols) into dst (dst_rows x dst_cols),
+ * four elements of a row per item, in groups of local[0] x local[1] items. */
+static cl_int enqueue_pad_copy(const oclt_device *dev, cl_kernel copy, const size_t local[2],
+                               cl_mem src, size_t src_rows, size_t src_cols, cl_mem dst,
+                               size_t dst_rows, size_t dst_cols, cl_event *done) {
     const int rows = (int)src_rows, cols = (int)src_cols;
     const int padded_rows = (int)dst_rows, padded_cols = (int)dst_cols;
     cl_int err;
@@ -22,13 +23,6 @@ static cl_int enqueue_pad_copy(const oclt_device *dev, cl_kernel copy, cl_mem sr
         (err = OCLT_ARG(copy, 2, src)) || (err = OCLT_ARG(copy, 3, padded_rows)) ||
         (err = OCLT_ARG(copy, 4, padded_cols)) || (err = OCLT_ARG(copy, 5, dst)))
         return err;
-    /* Four elements of a row per item; 64 x 4 items per group where the kernel allows 256
-     * (groups of 64 copied at a quarter of the speed on the H200). */
-    size_t allowed = 0;
-    if ((err = OCLT_CHECK(clGetKernelWorkGroupInfo(copy, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                                   sizeof allowed, &allowed, NULL))))
-        return err;
-    const size_t local[2] = {allowed < 64 ? allowed : 64, allowed >= 256 ? 4 : 1};
     const size_t global[2] = {round_up(dst_cols / 4, local[0]), round_up(dst_rows, local[1])};
     return oclt_enqueue_kernel(dev->queue, copy, 2, global, local, 0, NULL, done, "pad_copy");
 }
@@ -83,7 +77,7 @@ cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_
              clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL))))
         return err;
     if (!pad_a && !pad_b) { /* every block whole already: whole_tiles, whose store is unchecked
-                             * (at 4096^3 on the H200 padded_tiles's checked store cost 3%) */
+                             * (an earlier checked store cost padded_tiles 3% at 4096^3) */
         cl_kernel whole = clCreateKernel(program, "whole_tiles", &err);
         if (OCLT_CHECK_ERR(err, "clCreateKernel(whole_tiles)")) return err;
         err = matmul_run_whole_tiles(dev, whole, g, p, t, ms);
@@ -94,16 +88,23 @@ cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_
     int launched = 0;
     cl_kernel copy = clCreateKernel(program, "pad_copy", &err);
     if (OCLT_CHECK_ERR(err, "clCreateKernel(pad_copy)")) goto release;
+    /* 64 x 4 items per group of pad_copy where the kernel allows 256 (on the H200, groups of 64
+     * copied A at 4097^2 in 0.048 ms, groups of 256 in 0.037). */
+    size_t allowed = 0;
+    if ((err = OCLT_CHECK(clGetKernelWorkGroupInfo(copy, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                                   sizeof allowed, &allowed, NULL))))
+        goto release;
+    const size_t local[2] = {allowed < 64 ? allowed : 64, allowed >= 256 ? 4 : 1};
     if ((pad_a &&
          (err = padded_buffer(dev, 0, padded.m * padded.k * sizeof(float), &padded.a_buf))) ||
         (pad_b &&
          (err = padded_buffer(dev, 1, padded.k * padded.n * sizeof(float), &padded.b_buf))))
         goto release;
-    if (pad_a && (err = enqueue_pad_copy(dev, copy, p->a_buf, p->m, p->k, padded.a_buf, padded.m,
-                                         padded.k, &done[launched++])))
+    if (pad_a && (err = enqueue_pad_copy(dev, copy, local, p->a_buf, p->m, p->k, padded.a_buf,
+                                         padded.m, padded.k, &done[launched++])))
         goto release;
-    if (pad_b && (err = enqueue_pad_copy(dev, copy, p->b_buf, p->k, p->n, padded.b_buf, padded.k,
-                                         padded.n, &done[launched++])))
+    if (pad_b && (err = enqueue_pad_copy(dev, copy, local, p->b_buf, p->k, p->n, padded.b_buf,
+                                         padded.k, padded.n, &done[launched++])))
         goto release;
     /* padded_tiles: the step's arguments on the padded sizes, then the true size of C. */
     if ((err = OCLT_ARG(kernel, 6, c_rows)) || (err = OCLT_ARG(kernel, 7, c_cols)) ||
