@@ -447,7 +447,7 @@ reg2d(const int M, const int N, const int K, __global const float *restrict A,
     store_c(C, acc, M, N, row0, col0, tx, ty);
 }
 
-/* ---- 6a. double_buffer (kernel double_buffer_regs: the prefetch goes through registers) ---------
+/* ---- 6. double_buffer (kernel double_buffer_regs: the prefetch goes through registers) ----------
  * reg2d with two local tiles: while the items multiply tile t, the loads of tile t+1 are
  * already in flight into registers; they go to the other local buffer afterwards, and one
  * barrier per k-step is enough (a buffer is rewritten only after the barrier that ends its
@@ -484,7 +484,7 @@ double_buffer_regs(const int M, const int N, const int K, __global const float *
     store_c(C, acc, M, N, row0, col0, tx, ty);
 }
 
-/* ---- 6b. double_buffer_async --------------------------------------------------------------------
+/* ---- 7. double_buffer_async ---------------------------------------------------------------------
  * double_buffer with the notes' built-in copy: async_work_group_copy (and its strided twin, for
  * the transposed A tile) fills the other buffer while the group multiplies this one, and
  * wait_group_events + one barrier end a k-step.

@@ -270,7 +270,7 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
     }
 }
 
-/* ---- 7. warp_tiled ------------------------------------------------------------------------------
+/* ---- 8. warp_tiled ------------------------------------------------------------------------------
  * double_buffer with the block of C and the register block sized per device and problem size,
  * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
  * ordered in bands for the L2 cache. Faster where double_buffer's fixed block does not suit the
@@ -285,7 +285,7 @@ warp_tiled(const int M, const int N, const int K, __global const float *restrict
     warp_tiled_blocks(M, N, K, A, B, C, M, N, Asub, Bsub, ALL_BLOCKS);
 }
 
-/* ---- 8. split_k's second kernel: sum_slices -----------------------------------------------------
+/* ---- 9. split_k's second kernel: sum_slices -----------------------------------------------------
  * C = the sum of the slices' partial products, always in slice order, so the result does not
  * depend on which work-group finished first (atomics would make it vary). Costs a pass over
  * slices + 1 copies of C: worth it only when M*N is small and K long. */
@@ -298,7 +298,7 @@ __kernel void sum_slices(const int M, const int N, const int slices,
     C[i] = sum;
 }
 
-/* ---- 9. whole_tiles (with edge_tiles) -----------------------------------------------------------
+/* ---- 10. whole_tiles (with edge_tiles) ----------------------------------------------------------
  * warp_tiled compiled twice: whole_tiles computes the blocks that lie wholly inside C with no
  * bounds check at all, edge_tiles the rest with every check. Faster because the checks of
  * warp_tiled cost instructions and registers in every block, though only the edge blocks need
@@ -321,7 +321,7 @@ edge_tiles(const int M, const int N, const int K, __global const float *restrict
     warp_tiled_blocks(M, N, K, A, B, C, M, N, Asub, Bsub, EDGE_BLOCKS);
 }
 
-/* ---- 10. padded (kernels pad_copy, then padded_tiles) -------------------------------------------
+/* ---- 11. padded (kernels pad_copy, then padded_tiles) -------------------------------------------
  * whole_tiles on copies of A and B padded with zeros to whole blocks (M and N rounded up to
  * multiples of BM and BN, K to a multiple of BK; a zero adds nothing to a sum), so that every
  * block takes the unchecked loads in one launch; only the store is checked, against the true C.
