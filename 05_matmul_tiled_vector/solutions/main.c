@@ -28,7 +28,7 @@ static const char *const kernels[] = {"tiled", "tiled_bt", "naive", "naive_2x2",
 static const int outputs_per_item[] = {1, 1, 1, 2, 1}; /* along each side */
 static const int compared_with[] = {-1, 0, -1, 2, 0};  /* the chapter's step an exercise changes */
 #define VARIANT_COUNT 5
-#define PADDED        4
+#define PADDED        4 /* exercise 3's variant */
 
 static const oclt_cli_spec spec = {
     .chapter = "05_solutions",
@@ -118,9 +118,9 @@ static cl_int run_padded_once(void *context, double *ms) {
     return err;
 }
 
-/* The padded buffers, made once for all the timed runs. */
-static oclt_status run_padded(const oclt_device *dev, const oclt_options *opt, cl_kernel kernel,
-                              matmul_problem *p, double *ms) {
+/* The padded buffers, made once for all the timed runs; then the median time of the runs. */
+static cl_int time_padded(const oclt_device *dev, const oclt_options *opt, cl_kernel kernel,
+                          const matmul_problem *p, double *ms) {
     padded_launch l = {dev, kernel, p, *p};
     l.padded.m = (p->m + TILE - 1) / TILE * TILE;
     l.padded.n = (p->n + TILE - 1) / TILE * TILE;
@@ -138,35 +138,31 @@ static oclt_status run_padded(const oclt_device *dev, const oclt_options *opt, c
     if (!err) err = oclt_time_median(run_padded_once, &l, opt->reps, ms);
     for (int i = 0; i < 3; ++i)
         if (*buffers[i]) clReleaseMemObject(*buffers[i]);
-    return err ? OCLT_FAIL : OCLT_PASS;
+    return err;
 }
 
-/* Runs `name` from `program` (items per block of C: per_item x per_item), checks it, and
- * returns its time in *ms (negative when it failed to run). */
+/* Runs `name` from `program` (items per block of C: per_item x per_item; `padded`: on padded
+ * copies, exercise 3), checks it, and returns its time in *ms (negative when it failed to run). */
 static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, cl_program program,
-                              const char *name, int per_item, matmul_problem *p, cl_mem b,
-                              const matmul_check *chk, double *ms) {
+                              const char *name, int per_item, int padded, matmul_problem *p,
+                              cl_mem b, const matmul_check *chk, double *ms) {
     cl_kernel kernel = oclt_create_kernel(program, name);
     *ms = -1.0;
     if (!kernel) return OCLT_FAIL;
-    if (!strcmp(name, "tiled_unguarded")) {
-        oclt_status status = run_padded(dev, opt, kernel, p, ms);
-        if (status == OCLT_PASS &&
-            OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
-                                           p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
-            status = OCLT_FAIL;
-        if (status == OCLT_PASS) status = matmul_verify(chk, p, p->c, name);
-        clReleaseKernel(kernel);
-        return status;
+    cl_int err;
+    if (padded) {
+        err = time_padded(dev, opt, kernel, p, ms);
+    } else {
+        const size_t cols = (p->n + per_item - 1) / per_item;
+        const size_t rows = (p->m + per_item - 1) / per_item;
+        launch l = {dev, kernel, p, b, {0, 0}, {TILE, TILE}};
+        l.global[0] = (cols + TILE - 1) / TILE * TILE;
+        l.global[1] = (rows + TILE - 1) / TILE * TILE;
+        err = oclt_time_median(run_once, &l, opt->reps, ms);
     }
-    const size_t cols = (p->n + per_item - 1) / per_item, rows = (p->m + per_item - 1) / per_item;
-    launch l = {dev, kernel, p, b, {0, 0}, {TILE, TILE}};
-    l.global[0] = (cols + TILE - 1) / TILE * TILE;
-    l.global[1] = (rows + TILE - 1) / TILE * TILE;
     oclt_status status = OCLT_FAIL;
-    if (!oclt_time_median(run_once, &l, opt->reps, ms) &&
-        !OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
-                                        p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
+    if (!err && !OCLT_CHECK(clEnqueueReadBuffer(dev->queue, p->c_buf, CL_TRUE, 0,
+                                                p->m * p->n * sizeof(float), p->c, 0, NULL, NULL)))
         status = matmul_verify(chk, p, p->c, name);
     clReleaseKernel(kernel);
     return status;
@@ -179,8 +175,8 @@ static void solve(const oclt_device *dev, const oclt_options *opt, oclt_report *
                   double step_ms[VARIANT_COUNT]) {
     const int step = compared_with[v];
     double ms;
-    oclt_status status = run_kernel(dev, opt, program, kernels[v], outputs_per_item[v], p,
-                                    v == 1 ? bt : p->b_buf, chk, &ms);
+    oclt_status status = run_kernel(dev, opt, program, kernels[v], outputs_per_item[v], v == PADDED,
+                                    p, v == 1 ? bt : p->b_buf, chk, &ms);
     char note[128] = "";
     if (step >= 0 && status == OCLT_PASS && step_ms[step] > 0)
         snprintf(note, sizeof note, "x%.3g the chapter's %s", step_ms[step] / ms,
