@@ -22,13 +22,21 @@ static const oclt_variant_info variants[] = {
     {"naive_2x2", "exercise 2: a 2x2 block of C per work-item, no local memory", 1},
     {"tiled_padded", "exercise 3: tiled without bounds checks, on zero-padded A and B", 1},
 };
-static const char *const files[] = {"matmul.cl", "exercises.cl", "matmul.cl", "exercises.cl",
-                                    "exercises.cl"};
-static const char *const kernels[] = {"tiled", "tiled_bt", "naive", "naive_2x2", "tiled_unguarded"};
-static const int outputs_per_item[] = {1, 1, 1, 2, 1}; /* along each side */
-static const int compared_with[] = {-1, 0, -1, 2, 0};  /* the chapter's step an exercise changes */
+/* How each variant runs, in the order of variants[]. */
+static const struct {
+    const char *file, *kernel;
+    int per_item;      /* outputs along each side of an item's block of C */
+    int compared_with; /* the variant of the chapter's step an exercise changes, or -1 */
+    int transposed_b;  /* reads BT (N x K) instead of B */
+    int padded;        /* runs on zero-padded copies of A and B (exercise 3) */
+} runs[] = {
+    {"matmul.cl", "tiled", 1, -1, 0, 0},
+    {"exercises.cl", "tiled_bt", 1, 0, 1, 0},
+    {"matmul.cl", "naive", 1, -1, 0, 0},
+    {"exercises.cl", "naive_2x2", 2, 2, 0, 0},
+    {"exercises.cl", "tiled_unguarded", 1, 0, 0, 1},
+};
 #define VARIANT_COUNT 5
-#define PADDED        4 /* exercise 3's variant */
 
 static const oclt_cli_spec spec = {
     .chapter = "05_solutions",
@@ -173,10 +181,11 @@ static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, c
 static void solve(const oclt_device *dev, const oclt_options *opt, oclt_report *report,
                   cl_program program, int v, matmul_problem *p, cl_mem bt, const matmul_check *chk,
                   double step_ms[VARIANT_COUNT]) {
-    const int step = compared_with[v];
+    const int step = runs[v].compared_with;
     double ms;
-    oclt_status status = run_kernel(dev, opt, program, kernels[v], outputs_per_item[v], v == PADDED,
-                                    p, v == 1 ? bt : p->b_buf, chk, &ms);
+    oclt_status status =
+        run_kernel(dev, opt, program, runs[v].kernel, runs[v].per_item, runs[v].padded, p,
+                   runs[v].transposed_b ? bt : p->b_buf, chk, &ms);
     char note[128] = "";
     if (step >= 0 && status == OCLT_PASS && step_ms[step] > 0)
         snprintf(note, sizeof note, "x%.3g the chapter's %s", step_ms[step] / ms,
@@ -230,7 +239,7 @@ int main(int argc, char **argv) {
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         if (!opt.selected[v]) continue;
         /* the file is built only for a selected variant (a mutant copies only exercises.cl) */
-        programs[v] = oclt_build_file(dev.context, dev.device, files[v], "-DTS=16");
+        programs[v] = oclt_build_file(dev.context, dev.device, runs[v].file, "-DTS=16");
         if (!programs[v]) goto release;
         solve(&dev, &opt, &report, programs[v], v, &p, bt, &chk, step_ms);
     }
