@@ -85,14 +85,16 @@ static const struct {
     /* NVIDIA H200, driver 580.159.04, 2026-11-24: small, medium, large: --tune (quick, timing
      * whole_tiles) at 1024^3, 2048^3 and 4096^3, then the winners against the earlier rows in
      * two interleaved rounds; large-odd: --tune timing padded at 4097^3 (twice, the same
-     * winner), then against the earlier row (128x64) in two interleaved rounds; deep: SPLIT_K 4,
-     * 8, 16 at 256x256x65536. */
+     * winner), then against the earlier row (128x64) in two interleaved rounds; deep: five
+     * blocks at 4 to 128 slices, at 256x256x65536 and 1024x1024x16384 (the large row's block
+     * with one round of slices was best at both). A deep row's SPLIT_K is not used: the slices
+     * are chosen when the row is picked (one_round_split). */
     {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large-odd",
      "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
-    {"NVIDIA H200", "deep", "BM=64,BN=64,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=2,GROUP_M=8,SPLIT_K=16"},
+    {"NVIDIA H200", "deep", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     /* PoCL 3.1 on 2 cores of an AVX-512 CPU (the development machine), 2026-11-24: --tune at
      * 1024^3, then BK 8, 16, 64 in two interleaved rounds (16 best). */
     {"skylake-avx512", "small",
@@ -102,7 +104,7 @@ static const struct {
     {"skylake-avx512", "large",
      "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
     {"skylake-avx512", "deep",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
 };
 
 /* How full the rounds of work-groups are: a grid of G groups on U compute units runs in
@@ -112,6 +114,19 @@ static const struct {
 static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
     const double groups = ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn) * t->split_k;
     return units ? groups / (ceil(groups / units) * units) : 1.0;
+}
+
+/* Split-K in the deep class: as many slices as make one round of work-groups at one group per
+ * compute unit (units / blocks of C), at least 1 and at most MATMUL_MAX_SPLIT_K or the k-steps
+ * of K. One round is the fewest, longest slices that still keep every unit busy: each slice's
+ * start and end (the first tile's load, the store of its partial C) are paid once, and the sum
+ * reads few partials. On the H200 (132 units, the 256 x 128 block): 66 slices at
+ * 256 x 256 x 65536 (2 blocks), 4 at 1024 x 1024 x 16384 (32 blocks). */
+static int one_round_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
+    const double blocks = ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn);
+    const double k_steps = ceil((double)p->k / t->bk);
+    const double slices = fmin(floor(units / blocks), fmin(k_steps, MATMUL_MAX_SPLIT_K));
+    return slices < 1 ? 1 : (int)slices;
 }
 
 /* Below this fill, another row of the device's table that fills the rounds better by at least
@@ -289,12 +304,14 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         /* A row whose blocks leave the last round of work-groups mostly empty gives way to the
          * device's row (of any class, without split-K) that fills the rounds best; not in the
          * deep class, whose split-K rows are there to make more work-groups. */
-        const cl_uint units = oclt_device_uint(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS);
+        const cl_uint units = limits.compute_units;
         const double fill = round_fill(p, &picked, units);
         const int may_switch = found && fill < LOW_FILL && strncmp(key.size_class, "deep", 4);
         double best_fill = fill;
         for (size_t i = 0; may_switch && i < sizeof tuned / sizeof tuned[0]; ++i) {
-            if (!device_row(i, dev, &limits, &base, &row) || row.split_k != 1) continue;
+            if (!device_row(i, dev, &limits, &base, &row) || row.split_k != 1 ||
+                !strncmp(tuned[i].size_class, "deep", 4))
+                continue;
             const double row_fill = round_fill(p, &row, units);
             if (row_fill < fill + MIN_FILL_GAIN || row_fill <= best_fill) continue;
             picked = row, best_fill = row_fill;
@@ -305,10 +322,20 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
                      100.0 * fill);
         }
     }
+    const int from_cache = !strncmp(source, "tuned here", 10);
     /* OCLT_MATMUL_TUNE's keys win. */
     for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
         const int given = *advanced_field((matmul_tuning *)&override->value, k);
         if (given) *advanced_field(&picked, k) = given;
+    }
+    /* The deep class's slices fit the problem, the block and the device, unless the cache (whose
+     * SPLIT_K was timed) or OCLT_MATMUL_TUNE gave them. */
+    char slices[128] = "";
+    if (!strncmp(key.size_class, "deep", 4) && !from_cache && !override->value.split_k) {
+        picked.split_k = one_round_split(p, &picked, limits.compute_units);
+        snprintf(slices, sizeof slices,
+                 "; SPLIT_K=%d: one round of work-groups on %u compute units", picked.split_k,
+                 limits.compute_units);
     }
     char why[256];
     if (matmul_broken_constraint(&picked, &limits, why, sizeof why))
@@ -317,8 +344,8 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
     *tuning = picked;
     char params[256];
     format_advanced(tuning, params, sizeof params);
-    snprintf(picked_from, sizeof picked_from, "%s for size class %s (%s%s)", params, key.size_class,
-             source, override->text ? ", then " MATMUL_TUNE_ENV : "");
+    snprintf(picked_from, sizeof picked_from, "%s for size class %s (%s%s%s)", params,
+             key.size_class, source, override->text ? ", then " MATMUL_TUNE_ENV : "", slices);
     return 0;
 }
 
@@ -329,6 +356,15 @@ const char *matmul_advanced_source(void) {
 /* ---- --tune --------------------------------------------------------------------------------- */
 
 #define MAX_CANDIDATES 4096
+
+/* --tune's slices of K in the deep class, for candidate c of the block in t: the slices of one
+ * round of work-groups, of two rounds, none, and of half a round. */
+static int deep_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units, int c) {
+    const int round = one_round_split(p, t, units);
+    const int splits[] = {round, 2 * round, 1, round / 2};
+    const int split = splits[c] > MATMUL_MAX_SPLIT_K ? MATMUL_MAX_SPLIT_K : splits[c];
+    return split < 1 ? 1 : split;
+}
 
 /* The search space: quick (a few minutes on a 2-core CPU) or wide. Candidates that break a
  * constraint on this device are left out before any build. */
@@ -342,13 +378,11 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                                         {128, 128, 8, 32}, {64, 64, 16, 16}, {32, 256, 8, 32},
                                         {128, 64, 16, 16}, {16, 128, 4, 32}};
     static const int gpu_warps[][2] = {{8, 4}, {4, 8}, {2, 16}, {16, 2}};
-    /* split-K only where few outputs leave the device idle: small (up to 2 slices) and deep. */
+    /* split-K only where few outputs leave the device idle: small (none or 2 slices) and deep
+     * (per block: the slices of one round, of two rounds, none, and of half a round). */
     const char *cls = size_class(p);
-    const int *splits, split_count = !strncmp(cls, "deep", 4)    ? (wide ? 5 : 3)
-                                     : !strncmp(cls, "small", 5) ? 2
-                                                                 : 1;
-    static const int deep_splits[] = {1, 4, 8, 2, 16}, other_splits[] = {1, 2};
-    splits = !strncmp(cls, "deep", 4) ? deep_splits : other_splits;
+    const int deep = !strncmp(cls, "deep", 4);
+    const int split_count = deep ? (wide ? 4 : 3) : !strncmp(cls, "small", 5) ? 2 : 1;
     const int block_count = limits->is_cpu ? (wide ? 8 : 4) : (wide ? 9 : 7);
     const int warp_count = limits->is_cpu ? 1 : wide ? 4 : 2;
     const int bks[] = {8, 16, 32, 64, 128}, groups[] = {8, 1, 4, 16};
@@ -367,7 +401,12 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                         if (t.tn < t.vw) t.vw = t.tn;
                         t.wim = limits->is_cpu ? 1 : gpu_warps[w][0];
                         t.win = limits->is_cpu ? 1 : gpu_warps[w][1];
-                        t.split_k = splits[s], t.group_m = groups[g];
+                        t.group_m = groups[g];
+                        t.split_k = deep ? deep_split(p, &t, limits->compute_units, s) : s + 1;
+                        int repeated = 0; /* a deep split already tried with this block */
+                        for (int e = 0; deep && e < s; ++e)
+                            repeated |= deep_split(p, &t, limits->compute_units, e) == t.split_k;
+                        if (repeated) continue;
                         /* GPUs: k-steps of 8 or 16 (32 only in the wide space); CPUs: 16 to
                          * 64 (8 and 128 only in the wide space). */
                         if (!limits->is_cpu && t.bk > (wide ? 32 : 16)) continue;

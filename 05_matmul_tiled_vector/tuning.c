@@ -90,6 +90,7 @@ void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
     limits->max_item[0] = items[0];
     limits->max_item[1] = items[1];
     limits->local_mem = oclt_device_ulong(dev->device, CL_DEVICE_LOCAL_MEM_SIZE);
+    limits->compute_units = oclt_device_uint(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS);
     /* A device-wide value from OpenCL 3.0 on (kernels report their own after the build); only
      * a hint, so a device that does not answer gets 1. */
     size_t multiple = 0;
@@ -293,8 +294,8 @@ static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device
                  "BK*(BM+BN)*2 floats = %zu bytes of local memory for two buffers, the device "
                  "has %llu",
                  matmul_local_bytes_warp_tiled(t), (unsigned long long)limits->local_mem);
-    else if (t->split_k > 64)
-        snprintf(why, size, "SPLIT_K=%d must be at most 64", t->split_k);
+    else if (t->split_k > MATMUL_MAX_SPLIT_K)
+        snprintf(why, size, "SPLIT_K=%d must be at most %d", t->split_k, MATMUL_MAX_SPLIT_K);
     else
         return NULL;
     return why;

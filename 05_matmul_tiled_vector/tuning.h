@@ -17,6 +17,9 @@ typedef struct {
 
 #define MATMUL_TUNE_ENV "OCLT_MATMUL_TUNE"
 
+/* The most slices of K split_k may use: its workspace holds SPLIT_K partial copies of C. */
+#define MATMUL_MAX_SPLIT_K 256
+
 /* Keys set by OCLT_MATMUL_TUNE (0 = not given). Parsed before any OpenCL work. */
 typedef struct {
     matmul_tuning value;
@@ -34,6 +37,7 @@ typedef struct {
     size_t max_item[2];        /* CL_DEVICE_MAX_WORK_ITEM_SIZES[0..1] */
     cl_ulong local_mem;        /* CL_DEVICE_LOCAL_MEM_SIZE */
     size_t preferred_multiple; /* CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, 1 if unknown */
+    cl_uint compute_units;     /* CL_DEVICE_MAX_COMPUTE_UNITS */
 } matmul_device_limits;
 
 void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits);
