@@ -87,8 +87,8 @@ static const struct {
      * two interleaved rounds; large-odd: --tune timing padded at 4097^3 (twice, the same
      * winner), then against the earlier row (128x64) in two interleaved rounds; deep: five
      * blocks at 4 to 128 slices, at 256x256x65536 and 1024x1024x16384 (the large row's block
-     * with one round of slices was best at both). A deep row's SPLIT_K is not used: the slices
-     * are chosen when the row is picked (one_round_split). */
+     * with one round of slices was best at both). A deep row's SPLIT_K is the fewest slices:
+     * the host raises it to one round of work-groups (one_round_split). */
     {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large-odd",
@@ -96,7 +96,9 @@ static const struct {
     {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "deep", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     /* PoCL 3.1 on 2 cores of an AVX-512 CPU (the development machine), 2026-11-24: --tune at
-     * 1024^3, then BK 8, 16, 64 in two interleaved rounds (16 best). */
+     * 1024^3, then BK 8, 16, 64 in two interleaved rounds (16 best); deep: 2 slices beat 1 by
+     * 11% in two of three interleaved rounds at 256x256x16384 (8 blocks, 2 cores), lost 3% in
+     * the third. */
     {"skylake-avx512", "small",
      "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
     {"skylake-avx512", "medium",
@@ -104,7 +106,7 @@ static const struct {
     {"skylake-avx512", "large",
      "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
     {"skylake-avx512", "deep",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2"},
 };
 
 /* How full the rounds of work-groups are: a grid of G groups on U compute units runs in
@@ -328,14 +330,18 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         const int given = *advanced_field((matmul_tuning *)&override->value, k);
         if (given) *advanced_field(&picked, k) = given;
     }
-    /* The deep class's slices fit the problem, the block and the device, unless the cache (whose
-     * SPLIT_K was timed) or OCLT_MATMUL_TUNE gave them. */
-    char slices[128] = "";
+    /* The deep class's slices fit the problem, the block and the device: the row's SPLIT_K,
+     * raised to one round of work-groups; unless the cache (whose SPLIT_K was timed) or
+     * OCLT_MATMUL_TUNE gave them. */
+    char slices[160] = "";
     if (!strncmp(key.size_class, "deep", 4) && !from_cache && !override->value.split_k) {
-        picked.split_k = one_round_split(p, &picked, limits.compute_units);
+        const int row_split = picked.split_k;
+        const int round = one_round_split(p, &picked, limits.compute_units);
+        picked.split_k = round > row_split ? round : row_split;
         snprintf(slices, sizeof slices,
-                 "; SPLIT_K=%d: one round of work-groups on %u compute units", picked.split_k,
-                 limits.compute_units);
+                 "; SPLIT_K=%d: the row's %d, or one round of work-groups on %u compute units "
+                 "(%d) if more",
+                 picked.split_k, row_split, limits.compute_units, round);
     }
     char why[256];
     if (matmul_broken_constraint(&picked, &limits, why, sizeof why))

@@ -1,8 +1,9 @@
 #!/bin/sh
 # split_k's slices in the deep size class (autotune.c, one_round_split): unless the cache or
-# OCLT_MATMUL_TUNE gives SPLIT_K, the host takes units / blocks (at least 1, at most 256), so
-# that the work-groups make one round at one group per compute unit:
-#   1. C of 1 block and of 4 blocks: the printed SPLIT_K is that count, and the result passes;
+# OCLT_MATMUL_TUNE gives SPLIT_K, the host takes the table row's SPLIT_K, raised to
+# units / blocks (at least 1, at most 256) so that the work-groups make one round at one group
+# per compute unit:
+#   1. C of 1 block and of 4 blocks: the printed counts are those, and the result passes;
 #   2. SPLIT_K given in OCLT_MATMUL_TUNE still wins.
 # usage: deep_split.sh PROGRAM FOLDER (an empty cache folder, so that no cached tuning applies)
 exe=$1
@@ -26,14 +27,18 @@ run() { # TUNE SIZE
 for case in 32x16x4096:1 64x32x4096:4; do
     size=${case%:*} blocks=${case#*:}
     run "$block" "$size"
-    units=$(echo "$line" | sed -n 's/.*one round of work-groups on \([0-9]*\) compute units.*/\1/p')
-    split=$(echo "$line" | sed -n 's/.*SPLIT_K=\([0-9]*\): one round.*/\1/p')
-    [ -n "$units" ] && [ -n "$split" ] || fail "no one-round split at $size: $line"
+    counts=$(echo "$line" |
+        sed -n 's/.*SPLIT_K=\([0-9]*\): the row.s \([0-9]*\), or one round of work-groups on \([0-9]*\) compute units (\([0-9]*\)) if more.*/\1 \2 \3 \4/p')
+    [ -n "$counts" ] || fail "no count of slices at $size: $line"
+    set -- $counts
+    split=$1 row=$2 units=$3 round=$4
     want=$((units / blocks))
     [ $want -lt 1 ] && want=1
     [ $want -gt 256 ] && want=256
-    [ "$split" = "$want" ] || fail "$size ($blocks blocks, $units units): SPLIT_K=$split, want $want"
-    echo "deep_split: $size, $blocks blocks on $units compute units: SPLIT_K=$split"
+    [ "$round" = "$want" ] || fail "$size ($blocks blocks, $units units): one round $round, want $want"
+    [ $row -gt $want ] && want=$row
+    [ "$split" = "$want" ] || fail "$size: SPLIT_K=$split, want $want (the row's $row, one round $round)"
+    echo "deep_split: $size, $blocks blocks on $units compute units, the row's $row: SPLIT_K=$split"
 done
 run "$block,SPLIT_K=3" 32x16x4096
 echo "$line" | grep -q "^  advanced $block,GROUP_M=[0-9]*,SPLIT_K=3 " ||
