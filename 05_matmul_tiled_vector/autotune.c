@@ -74,6 +74,11 @@ static const char *size_class(const matmul_problem *p) {
     return odd ? "large-odd" : "large";
 }
 
+/* The deep classes ("deep", "deep-odd"), where split_k makes the work-groups. */
+static int is_deep(const char *size_class) {
+    return !strncmp(size_class, "deep", 4);
+}
+
 /* ---- The built-in table: parameters tuned on known devices ---------------------------------- */
 
 /* The first row whose `device` is a substring of CL_DEVICE_NAME and whose size class begins the
@@ -109,12 +114,17 @@ static const struct {
      "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2"},
 };
 
+/* The blocks of C: work-groups per slice of K. */
+static double blocks_of_c(const matmul_problem *p, const matmul_tuning *t) {
+    return ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn);
+}
+
 /* How full the rounds of work-groups are: a grid of G groups on U compute units runs in
  * ceil(G / U) rounds at one group per unit at a time, so it keeps G / (ceil(G / U) * U) of the
  * units busy. (A GPU may hold several groups per unit; the last round is then as partly empty.)
  * At 3000^3 on the H200 the large row's 256 x 128 blocks make 288 groups for 132 units: 73%. */
 static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
-    const double groups = ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn) * t->split_k;
+    const double groups = blocks_of_c(p, t) * t->split_k;
     return units ? groups / (ceil(groups / units) * units) : 1.0;
 }
 
@@ -125,8 +135,7 @@ static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uin
  * reads few partials. On the H200 (132 units, the 256 x 128 block): 66 slices at
  * 256 x 256 x 65536 (2 blocks), 4 at 1024 x 1024 x 16384 (32 blocks). */
 static int one_round_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
-    const double blocks = ceil((double)p->m / t->bm) * ceil((double)p->n / t->bn);
-    const double k_steps = ceil((double)p->k / t->bk);
+    const double blocks = blocks_of_c(p, t), k_steps = ceil((double)p->k / t->bk);
     const double slices = fmin(floor(units / blocks), fmin(k_steps, MATMUL_MAX_SPLIT_K));
     return slices < 1 ? 1 : (int)slices;
 }
@@ -290,7 +299,8 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
     make_key(dev, p, &key);
     matmul_tuning picked = *tuning;
     char path[1100] = "", source[1300] = "defaults";
-    if (read_cache(&key, &limits, &picked, path, sizeof path)) {
+    const int from_cache = read_cache(&key, &limits, &picked, path, sizeof path);
+    if (from_cache) {
         snprintf(source, sizeof source, "tuned here (cache %s)", path);
     } else {
         const matmul_tuning base = picked;
@@ -308,11 +318,11 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
          * deep class, whose split-K rows are there to make more work-groups. */
         const cl_uint units = limits.compute_units;
         const double fill = round_fill(p, &picked, units);
-        const int may_switch = found && fill < LOW_FILL && strncmp(key.size_class, "deep", 4);
+        const int may_switch = found && fill < LOW_FILL && !is_deep(key.size_class);
         double best_fill = fill;
         for (size_t i = 0; may_switch && i < sizeof tuned / sizeof tuned[0]; ++i) {
             if (!device_row(i, dev, &limits, &base, &row) || row.split_k != 1 ||
-                !strncmp(tuned[i].size_class, "deep", 4))
+                is_deep(tuned[i].size_class))
                 continue;
             const double row_fill = round_fill(p, &row, units);
             if (row_fill < fill + MIN_FILL_GAIN || row_fill <= best_fill) continue;
@@ -324,7 +334,6 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
                      100.0 * fill);
         }
     }
-    const int from_cache = !strncmp(source, "tuned here", 10);
     /* OCLT_MATMUL_TUNE's keys win. */
     for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
         const int given = *advanced_field((matmul_tuning *)&override->value, k);
@@ -334,7 +343,7 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
      * raised to one round of work-groups; unless the cache (whose SPLIT_K was timed) or
      * OCLT_MATMUL_TUNE gave them. */
     char slices[160] = "";
-    if (!strncmp(key.size_class, "deep", 4) && !from_cache && !override->value.split_k) {
+    if (is_deep(key.size_class) && !from_cache && !override->value.split_k) {
         const int row_split = picked.split_k;
         const int round = one_round_split(p, &picked, limits.compute_units);
         picked.split_k = round > row_split ? round : row_split;
@@ -387,7 +396,7 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
     /* split-K only where few outputs leave the device idle: small (none or 2 slices) and deep
      * (per block: the slices of one round, of two rounds, none, and of half a round). */
     const char *cls = size_class(p);
-    const int deep = !strncmp(cls, "deep", 4);
+    const int deep = is_deep(cls);
     const int split_count = deep ? (wide ? 4 : 3) : !strncmp(cls, "small", 5) ? 2 : 1;
     const int block_count = limits->is_cpu ? (wide ? 8 : 4) : (wide ? 9 : 7);
     const int warp_count = limits->is_cpu ? 1 : wide ? 4 : 2;
