@@ -93,7 +93,7 @@ static const struct {
      * winner), then against the earlier row (128x64) in two interleaved rounds; deep: five
      * blocks at 4 to 128 slices, at 256x256x65536 and 1024x1024x16384 (the large row's block
      * with one round of slices was best at both). A deep row's SPLIT_K is the fewest slices:
-     * the host raises it to one round of work-groups (one_round_split). */
+     * the host raises it to the count that fills the rounds of work-groups (fill_rounds_split). */
     {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
     {"NVIDIA H200", "large-odd",
@@ -128,16 +128,27 @@ static double round_fill(const matmul_problem *p, const matmul_tuning *t, cl_uin
     return units ? groups / (ceil(groups / units) * units) : 1.0;
 }
 
-/* Split-K in the deep class: as many slices as make one round of work-groups at one group per
- * compute unit (units / blocks of C), at least 1 and at most MATMUL_MAX_SPLIT_K or the k-steps
- * of K. One round is the fewest, longest slices that still keep every unit busy: each slice's
- * start and end (the first tile's load, the store of its partial C) are paid once, and the sum
- * reads few partials. On the H200 (132 units, the 256 x 128 block): 66 slices at
- * 256 x 256 x 65536 (2 blocks), 4 at 1024 x 1024 x 16384 (32 blocks). */
-static int one_round_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
+/* Split-K in the deep class: the slices that finish soonest. S slices of B blocks make B * S
+ * work-groups, which run in ceil(B * S / units) rounds at one group per compute unit; each round
+ * lasts a slice's ceil(k-steps / S) k-steps, plus about SLICE_START_END for the slice's start
+ * and end (the first tile's load, which nothing hides, and the store of its partial C). The
+ * fewest slices of the least time wins, within MAX_SPLIT_ROUNDS rounds, at most
+ * MATMUL_MAX_SPLIT_K and at most the k-steps. On the H200 (132 units, the 256 x 128 block):
+ * 66 slices for 2 blocks (one round), 33 for 8 (two), 4 for 32 (one), 9 for 100 (seven rounds
+ * of a ninth of K, where one slice takes one whole round and leaves 32 units idle). */
+#define SLICE_START_END  4 /* k-steps; an estimate: it only decides near-ties */
+#define MAX_SPLIT_ROUNDS 8 /* as far as the sweeps of step 9 measured */
+static int fill_rounds_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units) {
     const double blocks = blocks_of_c(p, t), k_steps = ceil((double)p->k / t->bk);
-    const double slices = fmin(floor(units / blocks), fmin(k_steps, MATMUL_MAX_SPLIT_K));
-    return slices < 1 ? 1 : (int)slices;
+    int best = 1;
+    double best_time = -1.0;
+    for (int s = 1; units && s <= MATMUL_MAX_SPLIT_K && s <= k_steps; ++s) {
+        const double rounds = ceil(blocks * s / units);
+        if (s > 1 && rounds > MAX_SPLIT_ROUNDS) break;
+        const double time = rounds * (ceil(k_steps / s) + SLICE_START_END);
+        if (best_time < 0 || time < best_time) best = s, best_time = time;
+    }
+    return best;
 }
 
 /* Below this fill, another row of the device's table that fills the rounds better by at least
@@ -340,17 +351,17 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         if (given) *advanced_field(&picked, k) = given;
     }
     /* The deep class's slices fit the problem, the block and the device: the row's SPLIT_K,
-     * raised to one round of work-groups; unless the cache (whose SPLIT_K was timed) or
-     * OCLT_MATMUL_TUNE gave them. */
-    char slices[160] = "";
+     * raised to the count that fills the rounds of work-groups; unless the cache (whose SPLIT_K
+     * was timed) or OCLT_MATMUL_TUNE gave them. */
+    char slices[192] = "";
     if (is_deep(key.size_class) && !from_cache && !override->value.split_k) {
         const int row_split = picked.split_k;
-        const int round = one_round_split(p, &picked, limits.compute_units);
-        picked.split_k = round > row_split ? round : row_split;
+        const int fill = fill_rounds_split(p, &picked, limits.compute_units);
+        picked.split_k = fill > row_split ? fill : row_split;
         snprintf(slices, sizeof slices,
-                 "; SPLIT_K=%d: the row's %d, or one round of work-groups on %u compute units "
-                 "(%d) if more",
-                 picked.split_k, row_split, limits.compute_units, round);
+                 "; SPLIT_K=%d: the row's %d, or the slices that fill the rounds of work-groups "
+                 "on %u compute units (%d) if more",
+                 picked.split_k, row_split, limits.compute_units, fill);
     }
     char why[256];
     if (matmul_broken_constraint(&picked, &limits, why, sizeof why))
@@ -372,11 +383,12 @@ const char *matmul_advanced_source(void) {
 
 #define MAX_CANDIDATES 4096
 
-/* --tune's slices of K in the deep class, for candidate c of the block in t: the slices of one
- * round of work-groups, of two rounds, none, and of half a round. */
+/* --tune's slices of K in the deep class, for candidate c of the block in t: the slices that
+ * fill the rounds at one group per compute unit, twice as many (for devices that run several
+ * groups per unit at once), none, and half as many. */
 static int deep_split(const matmul_problem *p, const matmul_tuning *t, cl_uint units, int c) {
-    const int round = one_round_split(p, t, units);
-    const int splits[] = {round, 2 * round, 1, round / 2};
+    const int fill = fill_rounds_split(p, t, units);
+    const int splits[] = {fill, 2 * fill, 1, fill / 2};
     const int split = splits[c] > MATMUL_MAX_SPLIT_K ? MATMUL_MAX_SPLIT_K : splits[c];
     return split < 1 ? 1 : split;
 }
@@ -394,7 +406,7 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                                         {128, 64, 16, 16}, {16, 128, 4, 32}};
     static const int gpu_warps[][2] = {{8, 4}, {4, 8}, {2, 16}, {16, 2}};
     /* split-K only where few outputs leave the device idle: small (none or 2 slices) and deep
-     * (per block: the slices of one round, of two rounds, none, and of half a round). */
+     * (per block: the slices that fill the rounds, twice as many, none, and half as many). */
     const char *cls = size_class(p);
     const int deep = is_deep(cls);
     const int split_count = deep ? (wide ? 4 : 3) : !strncmp(cls, "small", 5) ? 2 : 1;
