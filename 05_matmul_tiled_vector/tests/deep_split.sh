@@ -7,6 +7,7 @@
 #   1. C of 1, 4 and 3 blocks: the printed counts are those (recomputed here, and on 2 compute
 #      units also the known 2, 1 and 2), and the result passes;
 #   2. SPLIT_K given in OCLT_MATMUL_TUNE still wins.
+# usage: deep_split.sh PROGRAM FOLDER (an empty cache folder, so that no cached tuning applies)
 exe=$1
 dir=$2
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
