@@ -67,17 +67,22 @@ cl_program build_reduce_program(const oclt_device *dev, const capabilities *caps
     return oclt_build_file(dev->context, dev->device, "reduce.cl", options);
 }
 
-/* CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE of reduce6_subgroup for the launched group size. */
-static size_t sub_group_width(const oclt_device *dev, cl_program program, size_t local) {
-    size_t width = 0;
+/* How reduce6_subgroup's groups of `local` items split into sub-groups: the widest sub-group
+ * (CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE) and how many there are
+ * (CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE). Returns 0 after an error. */
+static int sub_group_shape(const oclt_device *dev, cl_program program, size_t local,
+                           size_t *width, size_t *count) {
     cl_kernel kernel = oclt_create_kernel(program, "reduce6_subgroup");
     if (!kernel) return 0;
-    if (OCLT_CHECK(clGetKernelSubGroupInfo(kernel, dev->device,
-                                           CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
-                                           &local, sizeof width, &width, NULL)))
-        width = 0;
+    const int ok =
+        !OCLT_CHECK(clGetKernelSubGroupInfo(kernel, dev->device,
+                                            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
+                                            sizeof local, &local, sizeof *width, width, NULL)) &&
+        !OCLT_CHECK(clGetKernelSubGroupInfo(kernel, dev->device,
+                                            CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, sizeof local,
+                                            &local, sizeof *count, count, NULL));
     clReleaseKernel(kernel);
-    return width;
+    return ok;
 }
 
 const char *variant_unavailable(const oclt_device *dev, const capabilities *caps,
@@ -93,9 +98,14 @@ const char *variant_unavailable(const oclt_device *dev, const capabilities *caps
         return "needs sub-groups (cl_khr_subgroups, or OpenCL C 3.0 __opencl_c_subgroups); reduce6 "
                "is its portable twin";
     if (v == REDUCE6_SUBGROUP) {
-        size_t width = sub_group_width(dev, program, local);
-        if (width < 1 || (width & (width - 1)) != 0)
+        size_t width = 0, count = 0;
+        if (!sub_group_shape(dev, program, local, &width, &count) || width < 1 ||
+            (width & (width - 1)) != 0)
             return "the sub-group size of this kernel is not a power of two";
+        /* Sub-group 0 finishes the `width` values the tree leaves; the spec lets any sub-group
+         * be narrower than the widest, so run only where every one is full. */
+        if (count * width != local)
+            return "the sub-groups of this kernel are not all full for this --local";
     }
     return NULL;
 }

@@ -287,7 +287,8 @@ reduce6(__global const T *restrict in, __global T *restrict out, uint n) {
  * so they do not race. OpenCL 1.2 has no release or acquire, and a plain store in one group with
  * a plain load in another is a data race (Oclgrind reports it); it has no atomic load or store
  * either, so there the partials travel as bits: atomic_xchg writes, atomic_or(p, 0) reads (for
- * double, atom_xchg and atom_or of cl_khr_int64_base_atomics). */
+ * double, atom_xchg and atom_add(p, 0) of cl_khr_int64_base_atomics: its 64-bit atom_or is in
+ * cl_khr_int64_extended_atomics, which a device may lack). */
 #ifndef C11_ATOMICS
 #ifdef USE_FP64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -321,7 +322,7 @@ T read_partial(__global T *slot) {
 #else
     partial_bits u;
 #ifdef USE_FP64
-    u.bits = atom_or((volatile __global ulong *)slot, 0ul);
+    u.bits = atom_add((volatile __global ulong *)slot, 0ul);
 #else
     u.bits = atomic_or((volatile __global uint *)slot, 0u);
 #endif
@@ -440,7 +441,8 @@ reduce6_warp(__global const T *restrict in, __global T *restrict out, uint n) {
 /* Sub-groups (cl_khr_subgroups, or OpenCL C 3.0 with __opencl_c_subgroups; SKIP elsewhere).
  * Changed from reduce6: the tree uses work-group barriers down to one sub-group's width, then
  * sub-group 0 finishes with sub_group_barrier, whichever work-items the implementation put in
- * it (t is the index within the sub-group). The width must be a power of two (the host checks).
+ * it (t is the index within the sub-group). The width must be a power of two, and every
+ * sub-group full, so that sub-group 0 holds `width` items (the host checks both).
  * In one step the reads [off, 2off) and the writes [0, off) do not overlap: one sync suffices. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce6_subgroup(__global const T *restrict in, __global T *restrict out, uint n) {
