@@ -130,27 +130,35 @@ reduce_local_tree(__global const T *restrict in, __global T *restrict partial, c
 #ifdef VARIANT_SINGLE_PASS
 /* Before taking the ticket, a group's partial must be visible to the group that draws the
  * last one. The memory model of OpenCL C 2.0 (and 3.0 with device scope) says how: a release
- * fence before the ticket, an acquire fence after it, at device scope. OpenCL 1.2 has only
- * mem_fence, which orders one work-item's own loads and stores and promises nothing across
- * work-groups; so the partials are also stored and loaded with atomics, which 1.2 does make
- * atomic across work-groups (no torn or half-written value). The order of the two atomics is
- * still not promised by 1.2: the devices this chapter runs on keep it, as CUDA's
+ * fence before the ticket and an acquire fence after it, both at device scope, synchronise
+ * through the ticket when the ticket itself is an atomic at device scope (the 1.x atomic_inc
+ * is relaxed at work-group scope in that model, which links no two groups). OpenCL 1.2 has
+ * only mem_fence, which orders one work-item's own loads and stores and promises nothing
+ * across work-groups; so the partials are also stored and loaded with atomics, which 1.2 does
+ * make atomic across work-groups (no torn or half-written value). The order of the two
+ * atomics is still not promised by 1.2: the devices this chapter runs on keep it, as CUDA's
  * threadFenceReduction sample relies on with __threadfence. */
 #if defined(__opencl_c_atomic_scope_device) ||                                                   \
     (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300)
-void fence_release(void) {
+uint take_ticket(volatile __global uint *ticket) {
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
-}
-void fence_acquire(void) {
+    const uint drawn = atomic_fetch_add_explicit((volatile __global atomic_uint *)ticket, 1u,
+                                                 memory_order_relaxed, memory_scope_device);
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
+    return drawn;
 }
+/* The other work-items of the last group read what work-item 0's acquire made visible to it:
+ * the barrier hands that on, at device scope for global memory. */
+#define BARRIER_AFTER_TICKET()                                                                  \
+    work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_device)
 #else
-void fence_release(void) {
+uint take_ticket(volatile __global uint *ticket) {
     mem_fence(CLK_GLOBAL_MEM_FENCE);
-}
-void fence_acquire(void) {
+    const uint drawn = atomic_inc(ticket);
     mem_fence(CLK_GLOBAL_MEM_FENCE);
+    return drawn;
 }
+#define BARRIER_AFTER_TICKET() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #endif
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void
@@ -162,11 +170,9 @@ reduce_single_pass(__global const T *restrict in, volatile __global uint *partia
     const T mine = tree_reduce(scratch, fold_input(in, n));
     if (lid == 0) {
         atomic_xchg(&partial_bits[get_group_id(0)], as_uint(mine));
-        fence_release();
-        is_last = atomic_inc(ticket) == groups - 1;
-        fence_acquire();
+        is_last = take_ticket(ticket) == groups - 1;
     }
-    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    BARRIER_AFTER_TICKET();
     if (!is_last) return; /* the same for the whole work-group: no barrier is skipped */
     T folded = IDENTITY;
     for (uint g = lid; g < groups; g += LOCAL_SIZE)
