@@ -717,14 +717,25 @@ def latency(dev):
 
 
 def collectives(dev):
-    base = find(dev, "06_subgroup_builtin", "local_tree/sum/float")
-    best = [r for r in dev.chapter("06_subgroup_builtin")
-            if r["variant"].endswith("/sum/float") and r["value"] and r is not base]
-    if not base or not base["value"] or not best:
+    """local_tree against the fastest variant that replaces its tree with a sub-group or
+    work-group exchange (built-in, or NVIDIA's warp shuffles), at the largest size measured."""
+    trees = [r for r in dev.chapter("06_subgroup_builtin")
+             if r["variant"] == "local_tree/sum/float" and r["value"]]
+    if not trees:
         return None
-    top = max(best, key=lambda r: r["value"])
-    return "`local_tree` %s → `%s` %s GB/s" % (fmt(base["value"]), top["variant"].split("/")[0],
-                                              fmt(top["value"]))
+    base = max(trees, key=lambda r: int(r["size"]))
+    names = ("work_group_reduce", "sub_group_reduce", "intel_sub_group", "nv_warp_shuffle")
+    rivals = [r for r in dev.chapter("06_subgroup_builtin")
+              if r["variant"] in ["%s/sum/float" % n for n in names] and r["value"] and
+              r["size"] == base["size"]]
+    if not rivals:
+        return "no collectives on this device (those variants SKIP): `local_tree` %s GB/s" % fmt(
+            base["value"])
+    top = max(rivals, key=lambda r: r["value"])
+    name = top["variant"].split("/")[0]
+    note = " (inline PTX shuffles: no built-in collectives here)" if name == "nv_warp_shuffle" else ""
+    return "`local_tree` %s → `%s` %s GB/s (×%s)%s" % (
+        fmt(base["value"]), name, fmt(top["value"]), fmt(top["value"] / base["value"]), note)
 
 
 R = "04_reduction_naive_to_cascade"
