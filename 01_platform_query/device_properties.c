@@ -82,7 +82,7 @@ static void print_fp_support(cl_device_id device) {
 static void print_c_versions_and_features(cl_device_id device, int device_version) {
     char *c_version = oclt_device_string(device, CL_DEVICE_OPENCL_C_VERSION);
     row("OpenCL C version (highest 1.x/2.x)", c_version ? c_version : "?",
-        "the kernel language; pass -cl-std=CL<x.y> only for a version listed here");
+        "a 3.0 device lacking some optional feature must say 1.2 here; see the next row");
     free(c_version);
     if (device_version < 300) return;
     size_t size = 0;
@@ -131,7 +131,8 @@ static void print_collectives(cl_device_id device, int device_version) {
         snprintf(count, sizeof count, "%u", max_sub_groups);
         strncat(text, count, sizeof text - strlen(text) - 1);
     }
-    row("sub-groups", text, "groups of work-items that run together (a SIMD width, a warp)");
+    row("sub-groups", text,
+        "an implementation-chosen grouping of work-items (often a SIMD width, a warp)");
     cl_bool collectives = CL_FALSE;
     int known =
         device_version >= 300 && query(device, CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT,
@@ -149,7 +150,7 @@ static void print_queue_properties(cl_device_id device) {
              props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE ? "yes" : "no",
              props & CL_QUEUE_PROFILING_ENABLE ? "yes" : "no");
     row("host queue properties", text,
-        "out-of-order queues run independent commands concurrently (chapter 03)");
+        "out-of-order queues may run independent commands concurrently (chapter 03)");
     char resolution[64];
     snprintf(resolution, sizeof resolution, "%zu ns",
              oclt_device_size(device, CL_DEVICE_PROFILING_TIMER_RESOLUTION));

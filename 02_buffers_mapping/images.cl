@@ -25,9 +25,10 @@ __kernel void resample_image(__read_only image2d_t src, __global float4 *restric
 }
 
 /* The same from a buffer, following the specification's formula for CLK_FILTER_LINEAR with
- * CLK_ADDRESS_CLAMP_TO_EDGE: i0 = clamp(floor(u - 0.5)), i1 = clamp(i0 + 1), a = frac(u - 0.5),
- * and the same in v. What it costs: four loads and the index arithmetic per pixel, with no
- * filtering hardware and no 2-D cache layout; what it gains: float precision on every device. */
+ * CLK_ADDRESS_CLAMP_TO_EDGE: i0 = clamp(floor(u - 0.5)), i1 = clamp(floor(u - 0.5) + 1),
+ * a = frac(u - 0.5), and the same in v. What it costs: four loads and the index arithmetic per
+ * pixel, with no filtering hardware and no 2-D cache layout; what it gains: float precision on
+ * every device. */
 __kernel void resample_buffer(__global const float4 *restrict src, const int width,
                               const int height, __global float4 *restrict out,
                               const float scale_x, const float scale_y, const int out_width,
