@@ -116,6 +116,19 @@ static void print_c_versions_and_features(cl_device_id device, int device_versio
                        "optional 3.0 language features, e.g. __opencl_c_subgroups");
 }
 
+/* What a program can be built from besides OpenCL C source: SPIR-V (CL_DEVICE_IL_VERSION, 2.1+,
+ * through clCreateProgramWithIL) and the older SPIR, LLVM IR loaded as a binary (cl_khr_spir). */
+static void print_intermediate_languages(cl_device_id device, int device_version) {
+    char text[256];
+    char *il = device_version >= 210 ? oclt_device_string(device, CL_DEVICE_IL_VERSION) : NULL;
+    const int spir = oclt_device_has_extension(device, "cl_khr_spir");
+    snprintf(text, sizeof text, "%s%s%s", il && il[0] ? il : "no SPIR-V", spir ? "; SPIR" : "",
+             spir ? " (cl_khr_spir)" : "");
+    free(il);
+    row("intermediate languages", text,
+        "SPIR-V: clCreateProgramWithIL; SPIR (LLVM IR): a binary with -x spir (section 2)");
+}
+
 static void print_collectives(cl_device_id device, int device_version) {
     char text[256];
     cl_uint max_sub_groups = 0;
@@ -237,9 +250,11 @@ static void print_device(cl_device_id device) {
                     "__constant arguments must fit here (64 KiB on many GPUs)");
     print_uint_row(device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, "base address alignment", " bits",
                    "sub-buffer origins must be multiples of this (chapter 02)");
-    print_uint_row(device, CL_DEVICE_ADDRESS_BITS, "address bits", "", NULL);
+    print_uint_row(device, CL_DEVICE_ADDRESS_BITS, "address bits", "",
+                   "the width of size_t, intptr_t and pointers in kernels (chapter 02)");
     print_fp_support(device);
     print_collectives(device, device_version);
+    print_intermediate_languages(device, device_version);
     print_queue_properties(device);
     char *builtins = oclt_device_string(device, CL_DEVICE_BUILT_IN_KERNELS);
     print_wrapped_list("built-in kernels", builtins,

@@ -1,5 +1,6 @@
 /* Chapter 01, section 2: what the program, kernel and context queries report about a program
- * built from source: kernel names, binaries, argument info, work-group limits, reference counts. */
+ * built from source: kernel names, context, source, binaries, argument info, work-group limits,
+ * reference counts. */
 #include "platform_query.h"
 
 #include <stdio.h>
@@ -106,6 +107,43 @@ static void print_kernel(cl_kernel kernel, cl_device_id device) {
     printf("    CL_KERNEL_PRIVATE_MEM_SIZE                    %llu bytes  (per work-item "
            "private memory)\n",
            (unsigned long long)private_bytes);
+    /* The largest global size: defined only for built-in kernels and custom devices; for a
+     * kernel built from source on any other device the spec makes it CL_INVALID_VALUE. */
+    size_t global_max[3] = {0, 0, 0};
+    const cl_int err = clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_GLOBAL_WORK_SIZE,
+                                                sizeof global_max, global_max, NULL);
+    if (err == CL_SUCCESS)
+        printf("    CL_KERNEL_GLOBAL_WORK_SIZE                    %zu x %zu x %zu  (answered, "
+               "though the spec asks it only of built-in kernels and custom devices)\n",
+               global_max[0], global_max[1], global_max[2]);
+    else if (err == CL_INVALID_VALUE)
+        printf("    CL_KERNEL_GLOBAL_WORK_SIZE                    refused (CL_INVALID_VALUE), as "
+               "the spec says: only built-in kernels and custom devices answer it\n");
+    else
+        OCLT_CHECK_ERR(err, "clGetKernelWorkGroupInfo(CL_KERNEL_GLOBAL_WORK_SIZE)");
+}
+
+/* CL_PROGRAM_CONTEXT and CL_PROGRAM_SOURCE: where the program lives and the text it was built
+ * from (empty for a program made from a binary or from built-in kernels). */
+static void print_program_origin(const oclt_device *dev, cl_program program) {
+    cl_context context = NULL;
+    size_t source_size = 0;
+    if (OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_CONTEXT, sizeof context, &context, NULL)) ||
+        OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_SOURCE, 0, NULL, &source_size)))
+        return;
+    printf("  CL_PROGRAM_CONTEXT           %s\n",
+           context == dev->context ? "the context it was created in (ours)" : "another context");
+    char *source = malloc(source_size ? source_size : 1);
+    if (!source ||
+        OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_SOURCE, source_size, source, NULL))) {
+        free(source);
+        return;
+    }
+    size_t first_line = 0;
+    while (first_line + 1 < source_size && source[first_line] != '\n') ++first_line;
+    printf("  CL_PROGRAM_SOURCE            %zu bytes, beginning \"%.*s\"\n", source_size,
+           (int)first_line, source);
+    free(source);
 }
 
 /* CL_PROGRAM_REFERENCE_COUNT (0 after printing the error, should the query fail). */
@@ -124,6 +162,7 @@ int print_program_queries(const oclt_device *dev, cl_program program) {
     OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL));
     printf("  CL_PROGRAM_NUM_KERNELS       %zu\n  CL_PROGRAM_KERNEL_NAMES      %s\n", kernel_count,
            names);
+    print_program_origin(dev, program);
     print_binaries(program);
 
     /* clCreateKernelsInProgram: every kernel at once, without knowing the names. */
