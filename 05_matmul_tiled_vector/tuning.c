@@ -155,7 +155,7 @@ static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t)
                              .wptm = 4,
                              .wptn = 64,
                              .vwn = 16};
-        /* 331 KiB for double_buffer's two buffers: shallower where local memory is smaller
+        /* 324 KiB for double_buffer's two buffers: shallower where local memory is smaller
          * (TSK/4 vectors of each tile per item still whole). */
         while (t->tsk > 8 && matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsk /= 2;
         default_warp_tiled(limits, t);
