@@ -129,9 +129,10 @@ static cl_int verify(sweep *s, method m, size_t bytes, size_t *wrong) {
     return CL_SUCCESS;
 }
 
-static double event_ms(cl_event event) {
-    double ms = oclt_event_ms(event);
-    return ms < 0 ? 0.0 : ms;
+/* START to END of a completed command, in ms; an error (printed) when it cannot be read. */
+static cl_int event_ms(cl_event event, double *ms) {
+    *ms = oclt_event_ms(event);
+    return *ms < 0 ? CL_PROFILING_INFO_NOT_AVAILABLE : CL_SUCCESS;
 }
 
 /* The timed part of one run. */
@@ -156,10 +157,11 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
                   : OCLT_CHECK(clEnqueueReadBuffer(s->queue, s->device_buf, CL_TRUE, 0, bytes, host,
                                                    0, NULL, &events[0]));
         t->wall = oclt_now_ms() - start;
-        if (!err) {
-            t->event = event_ms(events[0]);
-            clReleaseEvent(events[0]);
-        }
+        /* A blocking write returns once the host memory may be reused, not necessarily once
+         * the command is complete, and profiling needs it complete. */
+        if (!err) err = OCLT_CHECK(clWaitForEvents(1, &events[0]));
+        if (!err) err = event_ms(events[0], &t->event);
+        if (events[0]) clReleaseEvent(events[0]);
         break;
     }
     case WRITE_NONBLOCKING:
@@ -178,7 +180,9 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
         t->wall = (oclt_now_ms() - start) / NONBLOCKING_BATCH;
         if (!err) err = wait;
         for (int k = 0; k < queued; ++k) {
-            if (!err) t->event += event_ms(events[k]) / NONBLOCKING_BATCH;
+            double ms = 0.0;
+            if (!err) err = event_ms(events[k], &ms);
+            t->event += ms / NONBLOCKING_BATCH;
             clReleaseEvent(events[k]);
         }
         break;
@@ -205,11 +209,10 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
         t->map = mapped_at - start;
         t->copy = copied_at - mapped_at;
         t->unmap = end - copied_at;
-        if (!err) {
-            t->map_event = event_ms(events[0]);
-            t->unmap_event = event_ms(events[1]);
-            t->event = t->map_event + t->unmap_event;
-        }
+        /* The queue is in order: the unmap complete means the map is too. */
+        if (!err) err = event_ms(events[0], &t->map_event);
+        if (!err) err = event_ms(events[1], &t->unmap_event);
+        t->event = t->map_event + t->unmap_event;
         clReleaseEvent(events[0]); /* the map succeeded: it made one */
         if (events[1]) clReleaseEvent(events[1]);
         break;
@@ -246,7 +249,7 @@ static cl_int measure(sweep *s, method m, size_t bytes, sample *median, size_t *
         *median = (sample){med[WALL],  med[EVENT],     med[MAP],        med[COPY],
                            med[UNMAP], med[MAP_EVENT], med[UNMAP_EVENT]};
     }
-    free_all(fields, column, NULL);
+    free_all(fields, column);
     return err;
 }
 
@@ -460,6 +463,6 @@ release_host:
         oclt_report_result(c->report, "bandwidth", text, -1, -1, "GB/s", OCLT_FAIL,
                            "OpenCL or host memory error (see above)");
     }
-    free_all(s.src, s.dst, figure, NULL);
+    free_all(s.src, s.dst, figure);
     return overall;
 }

@@ -95,8 +95,11 @@ int expect_refusal(const char *what, cl_int got, cl_int expected);
 /* clReleaseMemObject on each of the count objects that is not NULL. */
 void release_mem_objects(size_t count, const cl_mem *objects);
 
-/* free() on each pointer of a NULL-terminated list: free_all(a, b, c, NULL). */
-void free_all(void *first, ...);
+/* free() on each pointer: free_all(a, b, c). Any of them may be NULL (not yet allocated when an
+ * error path gets here), so the list is counted, not NULL-terminated. */
+#define free_all(...)                                                                              \
+    free_each((void *[]){__VA_ARGS__}, sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
+void free_each(void *const *pointers, size_t count);
 
 /* Human-readable byte counts: "4 KiB", "1.5 MiB". */
 void format_bytes(char *out, size_t size, size_t bytes);

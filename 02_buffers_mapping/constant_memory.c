@@ -155,6 +155,6 @@ release:
     if (x_buf) clReleaseMemObject(x_buf);
     for (int b = 0; b < 2; ++b)
         if (programs[b]) clReleaseProgram(programs[b]);
-    free_all(x, got, expected, tolerance, NULL);
+    free_all(x, got, expected, tolerance);
     return status;
 }

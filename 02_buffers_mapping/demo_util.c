@@ -1,7 +1,6 @@
 /* Chapter 02: small helpers the demonstrations share (declared in ch02.h). */
 #include "ch02.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -87,11 +86,8 @@ void format_bytes(char *out, size_t size, size_t bytes) {
         snprintf(out, size, "%zu B", bytes);
 }
 
-void free_all(void *first, ...) {
-    va_list rest;
-    va_start(rest, first);
-    for (void *p = first; p; p = va_arg(rest, void *)) free(p);
-    va_end(rest);
+void free_each(void *const *pointers, size_t count) {
+    for (size_t i = 0; i < count; ++i) free(pointers[i]);
 }
 
 void release_mem_objects(size_t count, const cl_mem *objects) {

@@ -174,6 +174,6 @@ release:
     if (from_buffer) clReleaseKernel(from_buffer);
     if (from_image) clReleaseKernel(from_image);
     if (program) clReleaseProgram(program);
-    free_all(src, got, expected, tolerance, NULL);
+    free_all(src, got, expected, tolerance);
     return status;
 }

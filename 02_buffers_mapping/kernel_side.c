@@ -91,7 +91,7 @@ oclt_status demo_address_spaces(ch02 *c) {
 release:
     release_mem_objects(3, (cl_mem[]){weight_buf, out_buf, in_buf});
     if (kernel) clReleaseKernel(kernel);
-    free_all(in, out, expected, tolerance, NULL);
+    free_all(in, out, expected, tolerance);
     report_demo_n(c, "address_spaces", n, status, NULL);
     return status;
 }
@@ -253,7 +253,7 @@ release_kernels:
     if (step_kernel) clReleaseKernel(step_kernel);
     if (layout_kernel) clReleaseKernel(layout_kernel);
 release_host:
-    free_all(host, expected, NULL);
+    free_all(host, expected);
     report_demo(c, "struct_layout", "37", status, NULL);
     return status;
 }
@@ -499,7 +499,7 @@ release_buffers:
         if (bufs[b]) clReleaseMemObject(bufs[b]);
 release_host:
     if (kernel) clReleaseKernel(kernel);
-    free_all(lanes, table, expected, NULL);
+    free_all(lanes, table, expected);
     report_demo_n(c, "vector_types", rows, status, NULL);
     return status;
 }

@@ -141,9 +141,11 @@ oclt_status demo_create_flags(ch02 *c) {
 
     /* The reference count: every clRetain needs its clRelease. */
     cl_uint refs = 0;
-    if (OCLT_CHECK(clRetainMemObject(in_buf)) ||
-        OCLT_CHECK(clGetMemObjectInfo(in_buf, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL)))
+    if (OCLT_CHECK(clRetainMemObject(in_buf))) goto release_buffers;
+    if (OCLT_CHECK(clGetMemObjectInfo(in_buf, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL))) {
+        clReleaseMemObject(in_buf); /* the reference just taken */
         goto release_buffers;
+    }
     printf("      clRetainMemObject(in): refs %u; ", refs);
     if (OCLT_CHECK(clReleaseMemObject(in_buf)) ||
         OCLT_CHECK(clGetMemObjectInfo(in_buf, CL_MEM_REFERENCE_COUNT, sizeof refs, &refs, NULL)))
@@ -237,7 +239,7 @@ release_kernels:
     if (scale_in_place) clReleaseKernel(scale_in_place);
     if (scale) clReleaseKernel(scale);
 release_host:
-    free_all(input, expected, got, use_host, copy_host, NULL);
+    free_all(input, expected, got, use_host, copy_host);
     report_demo_n(c, "create_flags", bytes, status, NULL);
     return status;
 }
@@ -332,7 +334,7 @@ release_b:
 release_a:
     clReleaseMemObject(buf_a);
 release_host:
-    free_all(a, b, got, a_copy, b_copy, NULL);
+    free_all(a, b, got, a_copy, b_copy);
     report_demo_n(c, "read_write", bytes, status, NULL);
     return status;
 }

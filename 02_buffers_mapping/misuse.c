@@ -66,7 +66,7 @@ oclt_status demo_vector_literal_error(ch02 *c) {
     }
     clReleaseProgram(program);
 done:
-    free_all(log, source, NULL);
+    free_all(log, source);
     report_demo_n(c, "vector_literal_error", (size_t)line, status, "the line the log must name");
     return status;
 }
@@ -155,7 +155,7 @@ oclt_status demo_misuse(ch02 *c) {
     status = status_of(wrong + bad);
 release:
     if (buffer) clReleaseMemObject(buffer);
-    free_all(data, got, NULL);
+    free_all(data, got);
     report_demo_n(c, "misuse", bytes, status, NULL);
     return status;
 }

@@ -114,7 +114,7 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
 release_buffer:
     clReleaseMemObject(buffer);
 release_host:
-    free_all(host, whole, whole_expected, back, back_expected, NULL);
+    free_all(host, whole, whole_expected, back, back_expected);
     char size_text[48];
     snprintf(size_text, sizeof size_text, "%zux%zux%zu", rc->region[0], rc->region[1],
              rc->region[2]);
@@ -227,7 +227,7 @@ release_dst:
 release_src:
     clReleaseMemObject(src);
 release_host:
-    free_all(data, got, expected, box_data, box_got, box_expected, NULL);
+    free_all(data, got, expected, box_data, box_got, box_expected);
     report_demo_n(c, "copy", count * 4, status, "bytes of the CopyBuffer");
     return status;
 }

@@ -104,7 +104,7 @@ release_subs:
     clReleaseMemObject(parent);
 release_host:
     if (kernel) clReleaseKernel(kernel);
-    free_all(data, expected, NULL);
+    free_all(data, expected);
     report_demo_n(c, "sub_buffers", parent_bytes, status, NULL);
     return status;
 }
@@ -287,7 +287,7 @@ oclt_status demo_map(ch02 *c) {
 release:
     release_mem_objects(2, (cl_mem[]){use_buf, alloc_buf});
     if (kernel) clReleaseKernel(kernel);
-    free_all(input, expected, check, use_host, NULL);
+    free_all(input, expected, check, use_host);
     report_demo_n(c, "map", bytes, status, NULL);
     return status;
 }

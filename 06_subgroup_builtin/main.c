@@ -51,7 +51,8 @@ static const oclt_cli_spec spec = {
     .ops = ops,
 };
 
-#define MAX_N (1ull << 31) /* the kernels index with uint */
+/* The kernels index with uint, and an int sum of n ones must fit in an int32. */
+#define MAX_N ((1ull << 31) - 1)
 
 /* Everything the steps share. */
 typedef struct {
@@ -367,7 +368,9 @@ int main(int argc, char **argv) {
     if (rc) return rc;
     L.n = L.opt.size[0];
     if (L.n > MAX_N)
-        return oclt_usage_error(&spec, "--size %zu exceeds 2^31, the kernels' uint index limit",
+        return oclt_usage_error(&spec,
+                                "--size %zu exceeds 2^31 - 1 (the kernels' indices and an int "
+                                "sum must fit)",
                                 L.n);
 
     /* Set-up: the device (chapter 01's pipeline, in common/), its limits and the shape. */

@@ -433,6 +433,9 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         case ':':
             return oclt_usage_error(spec, "option '%s' needs a value", argv[optind - 1]);
         default:
+            /* A short option inside a group (-zz): optind has not moved past the group yet. */
+            if (optopt > 0 && optopt != '?')
+                return oclt_usage_error(spec, "unknown option '-%c' (see --help)", optopt);
             return oclt_usage_error(spec, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
