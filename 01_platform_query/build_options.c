@@ -105,7 +105,7 @@ oclt_status run_build_options(const oclt_device *dev, const oclt_options *opt, o
             const double error = fabs(out[i] - sine_taylor(x[i], &magnitude));
             const double ratio =
                 error / (oclt_sum_error_bound(0x1p-23, 16, magnitude) + 4 * 0x1p-126);
-            if (!(ratio <= worst)) worst = ratio; /* a NaN stays, and fails below */
+            if (!isnan(worst) && !(ratio <= worst)) worst = ratio; /* a NaN stays, fails below */
         }
         char differ_text[32] = "-";
         if (b > 0) snprintf(differ_text, sizeof differ_text, "%zu", differ);

@@ -141,13 +141,14 @@ static cl_int time_map_against_memcpy(ch02 *c, cl_mem buffer, size_t bytes, cons
                                       NULL, &mapped_event, &err);
     double map_ms = oclt_now_ms() - start;
     if (OCLT_CHECK_ERR(err, "clEnqueueMapBuffer(timed)")) goto release_copy;
-    double event_ms = oclt_event_ms(mapped_event);
     start = oclt_now_ms();
     memcpy(copy, mapped, bytes);
     double memcpy_ms = oclt_now_ms() - start;
     int copied = memcmp(copy, mapped, bytes) == 0; /* also keeps the memcpy from being elided */
     err = unmap_and_wait(c->dev->queue, buffer, mapped);
-    if (!err && event_ms < 0.0) err = CL_PROFILING_INFO_NOT_AVAILABLE; /* printed above */
+    /* The profile once the map is complete: the unmap after it has finished (in-order queue). */
+    const double event_ms = err ? -1.0 : oclt_event_ms(mapped_event);
+    if (!err && event_ms < 0.0) err = CL_PROFILING_INFO_NOT_AVAILABLE; /* printed by the call */
     char size_text[32];
     format_bytes(size_text, sizeof size_text, bytes);
     /* The event is the device's time for the map command; the wall time adds the queue's

@@ -208,8 +208,8 @@ static oclt_status check_sum(const launch *l, const geometry *g, int type, int64
         free(host);
         return OCLT_FAIL;
     }
-    double got = 0.0; /* the partials of a reference read sum exactly in double (< 2^53) */
-    int32_t got_int = 0;
+    double got = 0.0;    /* the partials of a reference read sum exactly in double (< 2^53) */
+    int64_t got_int = 0; /* 64 bits: a wrong kernel's partials must not overflow the sum */
     for (size_t i = 0; i < count; ++i) {
         if (type == TYPE_INT) got_int += ((const int32_t *)host)[i];
         if (type == TYPE_FLOAT) got += ((const float *)host)[i];
@@ -217,8 +217,13 @@ static oclt_status check_sum(const launch *l, const geometry *g, int type, int64
     }
     free(host);
     if (type == TYPE_INT) {
-        int32_t expected = (int32_t)exact;
-        return oclt_compare_int("sum", &got_int, &expected, 1) ? OCLT_FAIL : OCLT_PASS;
+        if (got_int < INT32_MIN || got_int > INT32_MAX) {
+            fprintf(stderr, "  sum = %lld, outside int32 (expected %lld)\n", (long long)got_int,
+                    (long long)exact);
+            return OCLT_FAIL;
+        }
+        int32_t got32 = (int32_t)got_int, expected = (int32_t)exact;
+        return oclt_compare_int("sum", &got32, &expected, 1) ? OCLT_FAIL : OCLT_PASS;
     }
     const double want = (double)exact;
     const size_t chain = addition_chain(l->variant, g, l->passes, l->pass_count);
@@ -339,6 +344,10 @@ int main(int argc, char **argv) {
         (rc = build_for_group_size(&dev, &caps, &opt, &local, &tune, &program)) != OCLT_CONTINUE)
         goto done;
     const cl_uint compute_units = oclt_device_uint(dev.device, CL_DEVICE_MAX_COMPUTE_UNITS);
+    if (!compute_units) { /* the query failed (printed): the sweep cannot be sized */
+        rc = OCLT_EXIT_FAIL;
+        goto done;
+    }
     const geometry geo = {local, (size_t)compute_units * tune.groups_per_cu, tune.vec, tune.unroll};
     size_t partial_count = (n + local - 1) / local; /* the first pass writes the most */
     if (sweep_groups(&geo, n) * local > partial_count)

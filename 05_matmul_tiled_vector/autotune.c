@@ -305,7 +305,7 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
     if (opt->tune && !opt->check)
         return oclt_usage_error(spec, "--tune checks every candidate: drop --no-check");
     matmul_device_limits limits;
-    matmul_query_limits(dev, &limits);
+    if (matmul_query_limits(dev, &limits)) return OCLT_EXIT_FAIL;
     cache_key key;
     make_key(dev, p, &key);
     matmul_tuning picked = *tuning;
@@ -482,7 +482,7 @@ static double try_candidate(const oclt_device *dev, const oclt_options *opt, mat
 int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,
                     const matmul_check *chk, matmul_tuning *tuning, matmul_programs *programs) {
     matmul_device_limits limits;
-    matmul_query_limits(dev, &limits);
+    if (matmul_query_limits(dev, &limits)) return -1;
     matmul_tuning *candidates = malloc(MAX_CANDIDATES * sizeof *candidates);
     if (!candidates) return -1;
     int count = make_candidates(&limits, tuning, p, opt->tune == 2, candidates);

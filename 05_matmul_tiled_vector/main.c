@@ -156,7 +156,7 @@ static int set_up(lesson *l, matmul_check_method *method) {
     rc = oclt_open_device(&spec, &l->opt, &l->dev);
     if (rc != OCLT_CONTINUE) return rc;
     matmul_device_limits limits;
-    matmul_query_limits(&l->dev, &limits);
+    if (matmul_query_limits(&l->dev, &limits)) return OCLT_EXIT_FAIL;
     if ((rc = matmul_choose_tuning(&spec, &limits, &l->override, &l->tuning)) ||
         (rc = matmul_pick_advanced(&spec, &l->opt, &l->dev, p, &l->override, &l->tuning)))
         return rc;

@@ -9,9 +9,15 @@
 /* Lanes of PEAK_TYPE: the device's preferred float vector width (1 on GPUs, 8 or 16 on CPUs
  * with AVX or AVX-512). */
 int matmul_peak_width(const oclt_device *dev) {
-    cl_uint width = oclt_device_uint(dev->device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
-    int w = 1;
-    while (w < 16 && (cl_uint)(w * 2) <= width) w *= 2;
+    /* Asked once per device: the build (PEAK_TYPE) and the run (the output's size) must agree
+     * even if a later query failed. */
+    static cl_device_id asked = NULL;
+    static int w = 1;
+    if (asked != dev->device) {
+        const cl_uint width = oclt_device_uint(dev->device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
+        for (w = 1; w < 16 && (cl_uint)(w * 2) <= width;) w *= 2;
+        asked = dev->device;
+    }
     return w;
 }
 
@@ -34,7 +40,7 @@ static cl_int run_peak(void *context, double *ms) {
                               "fp32_peak");
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err) *ms = oclt_event_ms(done);
+    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
     clReleaseEvent(done);
     return err;
 }
@@ -54,6 +60,7 @@ static oclt_status run_fp32_peak(const oclt_device *dev, int reps, cl_program pr
      * fewer when the product is tiny. */
     size_t local = is_gpu ? 256 : 8;
     const size_t max_group = oclt_device_size(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
+    if (!units || !max_group) return OCLT_FAIL; /* a failed query (printed): no work to size */
     while (local > max_group) local /= 2;
     size_t items = (size_t)units * (is_gpu ? 8192 : 16 * local);
     double per_item = mads / ((double)items * CHAINS * width);

@@ -81,9 +81,9 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
     return 0;
 }
 
-void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
-    size_t items[3] = {0, 0, 0}; /* left at 0 if the query fails: every tuning is refused */
-    OCLT_CHECK(
+int matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
+    size_t items[3] = {0, 0, 0}; /* left at 0 if the query fails */
+    const cl_int err = OCLT_CHECK(
         clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL));
     limits->is_cpu = (dev->type & CL_DEVICE_TYPE_CPU) && !(dev->type & CL_DEVICE_TYPE_GPU);
     limits->max_work_group = oclt_device_size(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
@@ -99,6 +99,8 @@ void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits) {
                         &multiple, NULL) != CL_SUCCESS)
         multiple = 0;
     limits->preferred_multiple = multiple ? multiple : 1;
+    /* Each of these is at least 1 on any device; 0 means its query failed. */
+    return err || !limits->max_work_group || !limits->local_mem || !limits->compute_units ? -1 : 0;
 }
 
 size_t matmul_local_bytes_tiled(const matmul_tuning *t) {

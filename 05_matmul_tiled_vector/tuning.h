@@ -40,7 +40,9 @@ typedef struct {
     cl_uint compute_units;     /* CL_DEVICE_MAX_COMPUTE_UNITS */
 } matmul_device_limits;
 
-void matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits);
+/* Returns 0, or -1 when a query failed (the error printed): the limits would refuse every
+ * tuning, which is an OpenCL failure, not a bad command line. */
+int matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits);
 
 /* Defaults for the device, then the override on top; every constraint checked. Returns 0, or
  * OCLT_EXIT_USAGE after one line on stderr naming the broken constraint. */

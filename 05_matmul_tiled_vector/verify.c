@@ -22,11 +22,16 @@
  *   RANDOMIZED check (large products): whole numbers with |a|, |b| in [1, m], m^2 K < 2^24. Every
  *   product and every partial sum is then an integer below 2^24, exact in float in any order:
  *   the correct C is exact and the tolerance is 0. C*r is compared with A*(B*r) (Freivalds) for
- *   a few vectors r of random signs, in double, where all of these integers are exact too; an
- *   error e in element (i, j) changes (C*r)_i by e * r_j = +-e, so ONE wrong element anywhere
- *   fails. Several wrong elements in one row cancel for one r with probability at most 1/2;
- *   with MATMUL_FREIVALDS_VECTORS vectors at most 2^-3. Whole rows, whole columns, the corners
- *   and random elements are also recomputed exactly (the spot checks).
+ *   a few vectors r of random whole numbers in +-[1, MATMUL_FREIVALDS_RANGE], in double, where
+ *   all of these integers are exact too; an error e in element (i, j) changes (C*r)_i by
+ *   e * r_j != 0, so ONE wrong element anywhere fails. Several wrong elements in one row cancel
+ *   for one r only if r takes one value in its last wrong column, given the others: probability
+ *   at most 1/(2 * MATMUL_FREIVALDS_RANGE) = 2^-11, with MATMUL_FREIVALDS_VECTORS vectors at most
+ *   2^-33 (entries of +-1 alone would let two equal errors cancel half the time). A value that
+ *   is not finite fails outright. Whole rows, whole columns, the corners and random elements are
+ *   also recomputed exactly (the spot checks).
+ *   The FULL check is used only up to K = 1440: beyond it the bound t would let one wrong term
+ *   pass (see above), and the RANDOMIZED check takes over, exact on whole numbers.
  * Whole numbers alone would not see a kernel that loses precision on general data (16-bit
  * arithmetic is exact on these integers too), which is why every test-size shape uses the FULL
  * check with general floats. */
@@ -40,8 +45,10 @@
 
 #define MATMUL_TREE_DEPTH        4
 #define MATMUL_FREIVALDS_VECTORS 3
-#define SAMPLED_LINES            4  /* rows and columns: first, last, two random */
-#define SAMPLED_ELEMENTS         64 /* random single elements */
+#define MATMUL_FREIVALDS_RANGE   1024 /* |r_j| in [1, 1024] */
+#define MATMUL_FULL_CHECK_MAX_K  1440 /* the largest K at which t < 0.125 (see above) */
+#define SAMPLED_LINES            4    /* rows and columns: first, last, two random */
+#define SAMPLED_ELEMENTS         64   /* random single elements */
 #define SHOW_MISMATCHES          3
 
 static const double float_unit = FLT_EPSILON / 2, double_unit = DBL_EPSILON / 2;
@@ -51,7 +58,8 @@ int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, cons
     const char *forced = getenv(MATMUL_CHECK_ENV);
     const double mads = (double)p->m * (double)p->n * (double)p->k;
     /* FULL also keeps two doubles per element of C: at most 2^26 elements (1 GiB). */
-    const int full = mads <= MATMUL_FULL_CHECK_LIMIT && (double)p->m * (double)p->n <= 0x1p26;
+    const int full = mads <= MATMUL_FULL_CHECK_LIMIT && (double)p->m * (double)p->n <= 0x1p26 &&
+                     p->k <= MATMUL_FULL_CHECK_MAX_K;
     *method = full ? MATMUL_CHECK_FULL : MATMUL_CHECK_RANDOMIZED;
     if (forced && *forced) {
         if (strcmp(forced, "full") == 0)
@@ -201,8 +209,9 @@ done:
     return rc;
 }
 
-/* Freivalds: for each r (entries +-1), A*(B*r) in double and the bound on |C*r - A*(B*r)|_i
- * that rounding allows before C is known: sum_j tol_ij |r_j| <= gamma(K + 4) * (|A|(|B||r|))_i
+/* Freivalds: for each r (whole entries in +-[1, RANGE]), A*(B*r) in double and the bound on
+ * |C*r - A*(B*r)|_i that rounding allows before C is known: sum_j tol_ij |r_j| <=
+ * gamma(K + 4) * (|A|(|B||r|))_i
  * (zero for whole numbers), plus the double rounding of B*r and A*(B*r) (zero while these
  * integers stay below 2^53). The rounding of C*r itself is added in matmul_verify. */
 static int prepare_freivalds(matmul_check *chk, const matmul_problem *p, oclt_rng *rng) {
@@ -215,16 +224,20 @@ static int prepare_freivalds(matmul_check *chk, const matmul_problem *p, oclt_rn
     double *br = malloc(k * sizeof *br), *abs_br = malloc(k * sizeof *abs_br);
     int rc = -1;
     if (!chk->r || !chk->abr || !chk->row_bound || !br || !abs_br) goto done;
-    const double largest = (double)chk->magnitude * chk->magnitude * (double)n * (double)k;
+    const double largest =
+        (double)chk->magnitude * chk->magnitude * (double)n * (double)k * MATMUL_FREIVALDS_RANGE;
     const int double_exact = chk->whole_numbers && largest < 0x1p53;
     for (int t = 0; t < v; ++t) {
         double *r = chk->r + (size_t)t * n;
-        for (size_t j = 0; j < n; ++j) r[j] = oclt_rng_next(rng) & 1 ? -1.0 : 1.0;
+        for (size_t j = 0; j < n; ++j) {
+            const double magnitude = (double)oclt_rng_int(rng, 1, MATMUL_FREIVALDS_RANGE);
+            r[j] = oclt_rng_next(rng) & 1 ? -magnitude : magnitude;
+        }
         for (size_t kk = 0; kk < k; ++kk) {
             double sum = 0.0, sum_abs = 0.0;
             for (size_t j = 0; j < n; ++j) {
                 sum += p->b[kk * n + j] * r[j];
-                sum_abs += fabs((double)p->b[kk * n + j]);
+                sum_abs += fabs((double)p->b[kk * n + j]) * fabs(r[j]);
             }
             br[kk] = sum, abs_br[kk] = sum_abs;
         }
@@ -277,10 +290,11 @@ int matmul_prepare_check(matmul_check *chk, matmul_check_method method, matmul_p
     } else if (method == MATMUL_CHECK_RANDOMIZED) {
         rc = prepare_freivalds(chk, p, &rng) || prepare_samples(chk, p, &rng) ? -1 : 0;
         if (!rc && chk->whole_numbers)
-            printf("  check    randomized: C*r = A*(B*r) exactly for %d random-sign vectors r, "
-                   "and %zu elements (rows, columns, corners) recomputed; inputs whole numbers "
-                   "in +-[1, %d], so the product is exact (%.0f ms)\n",
-                   chk->vectors, chk->samples, chk->magnitude, oclt_now_ms() - start);
+            printf("  check    randomized: C*r = A*(B*r) exactly for %d vectors r of whole numbers "
+                   "in +-[1, %d], and %zu elements (rows, columns, corners) recomputed; inputs "
+                   "whole numbers in +-[1, %d], so the product is exact (%.0f ms)\n",
+                   chk->vectors, MATMUL_FREIVALDS_RANGE, chk->samples, chk->magnitude,
+                   oclt_now_ms() - start);
         else if (!rc)
             printf("  check    randomized: C*r against A*(B*r) for %d vectors r and %zu elements "
                    "recomputed, within gamma(K+%d) bounds (inputs +-[0.5, 1); %.0f ms)\n",
@@ -305,15 +319,27 @@ static size_t verify_freivalds(const matmul_check *chk, const matmul_problem *p,
     size_t bad = 0;
     const int v = chk->vectors;
     for (size_t i = 0; i < p->m; ++i) {
-        double cr[MATMUL_FREIVALDS_VECTORS] = {0}, abs_sum = 0.0;
+        double cr[MATMUL_FREIVALDS_VECTORS] = {0}, abs_sum[MATMUL_FREIVALDS_VECTORS] = {0};
         const float *row = c + i * p->n;
+        size_t not_finite = 0;
         for (size_t j = 0; j < p->n; ++j) {
-            abs_sum += fabs((double)row[j]);
-            for (int t = 0; t < v; ++t) cr[t] += row[j] * chk->r[(size_t)t * p->n + j];
+            not_finite += !isfinite(row[j]); /* an Inf would make its row's bound infinite */
+            for (int t = 0; t < v; ++t) {
+                const double r = chk->r[(size_t)t * p->n + j];
+                cr[t] += row[j] * r;
+                abs_sum[t] += fabs((double)row[j]) * fabs(r);
+            }
+        }
+        if (not_finite) {
+            if (bad < SHOW_MISMATCHES)
+                fprintf(stderr, "  %s[row %zu]: %zu elements are not finite\n", what, i,
+                        not_finite);
+            ++bad;
+            continue;
         }
         for (int t = 0; t < v; ++t) {
             const double limit = chk->row_bound[(size_t)t * p->m + i] +
-                                 oclt_sum_error_bound(double_unit, p->n, abs_sum);
+                                 oclt_sum_error_bound(double_unit, p->n, abs_sum[t]);
             const double expected = chk->abr[(size_t)t * p->m + i];
             if (!(fabs(cr[t] - expected) <= limit)) { /* written so that NaN fails */
                 char where[64];
