@@ -46,7 +46,7 @@ cl_int run_once(void *context, double *ms) {
                                             l->local[0] ? l->local : NULL, 0, NULL, &done));
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
     clReleaseEvent(done);
     return err;
 }

@@ -129,12 +129,6 @@ static cl_int verify(sweep *s, method m, size_t bytes, size_t *wrong) {
     return CL_SUCCESS;
 }
 
-/* START to END of a completed command, in ms; an error (printed) when it cannot be read. */
-static cl_int event_ms(cl_event event, double *ms) {
-    *ms = oclt_event_ms(event);
-    return *ms < 0 ? CL_PROFILING_INFO_NOT_AVAILABLE : CL_SUCCESS;
-}
-
 /* The timed part of one run. */
 static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
     cl_int err = CL_SUCCESS;
@@ -160,7 +154,7 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
         /* A blocking write returns once the host memory may be reused, not necessarily once
          * the command is complete, and profiling needs it complete. */
         if (!err) err = OCLT_CHECK(clWaitForEvents(1, &events[0]));
-        if (!err) err = event_ms(events[0], &t->event);
+        if (!err) err = oclt_events_span_ms(events[0], events[0], &t->event);
         if (events[0]) clReleaseEvent(events[0]);
         break;
     }
@@ -181,7 +175,7 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
         if (!err) err = wait;
         for (int k = 0; k < queued; ++k) {
             double ms = 0.0;
-            if (!err) err = event_ms(events[k], &ms);
+            if (!err) err = oclt_events_span_ms(events[k], events[k], &ms);
             t->event += ms / NONBLOCKING_BATCH;
             clReleaseEvent(events[k]);
         }
@@ -210,8 +204,8 @@ static cl_int transfer(sweep *s, method m, size_t bytes, sample *t) {
         t->copy = copied_at - mapped_at;
         t->unmap = end - copied_at;
         /* The queue is in order: the unmap complete means the map is too. */
-        if (!err) err = event_ms(events[0], &t->map_event);
-        if (!err) err = event_ms(events[1], &t->unmap_event);
+        if (!err) err = oclt_events_span_ms(events[0], events[0], &t->map_event);
+        if (!err) err = oclt_events_span_ms(events[1], events[1], &t->unmap_event);
         t->event = t->map_event + t->unmap_event;
         clReleaseEvent(events[0]); /* the map succeeded: it made one */
         if (events[1]) clReleaseEvent(events[1]);

@@ -38,7 +38,7 @@ cl_int launch_1d_timed(ch02 *c, cl_kernel kernel, size_t n, const char *label, d
     err = oclt_enqueue_kernel(c->dev->queue, kernel, 1, &global, &local, 0, NULL, &done, label);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && ms && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err && ms) err = oclt_events_span_ms(done, done, ms); /* START to END */
     clReleaseEvent(done);
     return err;
 }

@@ -60,7 +60,7 @@ static cl_int launch_2d(ch02 *c, cl_kernel kernel, const shape *s, const char *l
     cl_int err = oclt_enqueue_kernel(c->dev->queue, kernel, 2, global, NULL, 0, NULL, &done, label);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
     clReleaseEvent(done);
     return err;
 }

@@ -28,7 +28,7 @@ static cl_int run_step_once(void *context, double *ms) {
     err = matmul_enqueue_step(l->dev, l->kernel, l->step->name, l->geometry, l->p, &done);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
     clReleaseEvent(done);
     return err;
 }

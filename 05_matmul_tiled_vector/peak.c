@@ -40,7 +40,7 @@ static cl_int run_peak(void *context, double *ms) {
                               "fp32_peak");
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
     clReleaseEvent(done);
     return err;
 }

@@ -69,7 +69,7 @@ static cl_int run_once(void *context, double *ms) {
     err = oclt_enqueue_kernel(l->dev->queue, l->kernel, 2, l->global, l->local, 0, NULL, &done,
                               "solution");
     if (!err) err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err && (*ms = oclt_event_ms(done)) < 0) err = CL_PROFILING_INFO_NOT_AVAILABLE;
+    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
     if (done) clReleaseEvent(done);
     return err;
 }
