@@ -6,9 +6,13 @@
  * float. The last line is a float a * b + c, which -cl-mad-enable lets the compiler turn
  * into a mad. FP_CONTRACT OFF keeps the default build from fusing it on its own. */
 #pragma OPENCL FP_CONTRACT OFF
-/* Double arithmetic needs fp64; on a device without it the constants are float already. */
+/* Double constants need fp64; on a device without it they are written as float (a compiler
+ * may not accept a double constant there). */
 #ifdef cl_khr_fp64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CONSTANT(x) x
+#else
+#define CONSTANT(x) x##f
 #endif
 
 /* Elements per work-item (>= 1): the host divides the global size by it. Set with
@@ -23,10 +27,10 @@ __kernel void sine_taylor(__global const float *x, __global float *y, const uint
         const size_t i = get_global_id(0) + k * get_global_size(0);
         if (i >= n) return;
         const float v = x[i], v2 = v * v;
-        float acc = 1.0 / 362880;
-        acc = acc * v2 - 1.0 / 5040;
-        acc = acc * v2 + 1.0 / 120;
-        acc = acc * v2 - 1.0 / 6;
+        float acc = CONSTANT(1.0) / 362880;
+        acc = acc * v2 - CONSTANT(1.0) / 5040;
+        acc = acc * v2 + CONSTANT(1.0) / 120;
+        acc = acc * v2 - CONSTANT(1.0) / 6;
         y[i] = v * v2 * acc + v;
     }
 }

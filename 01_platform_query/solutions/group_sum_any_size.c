@@ -78,8 +78,11 @@ int main(int argc, char **argv) {
     oclt_options opt;
     oclt_device dev;
     int rc = oclt_parse_command_line(argc, argv, &spec, &opt);
-    if (rc != OCLT_CONTINUE || (rc = oclt_open_device(&spec, &opt, &dev)) != OCLT_CONTINUE)
-        return rc;
+    if (rc != OCLT_CONTINUE) return rc;
+    if (opt.size[0] > 0xFFFFFFFFu) /* before any work: the kernel's count is a uint */
+        return oclt_usage_error(&spec, "--size %zu does not fit the kernel's uint count",
+                                opt.size[0]);
+    if ((rc = oclt_open_device(&spec, &opt, &dev)) != OCLT_CONTINUE) return rc;
     cl_program program = oclt_build_file(dev.context, dev.device, "group_sum_any_size.cl", "");
     cl_kernel kernel = program ? oclt_create_kernel(program, "group_sum_any_size") : NULL;
     rc = kernel ? sum_with_each_local_size(&dev, &opt, kernel) : OCLT_EXIT_FAIL;
