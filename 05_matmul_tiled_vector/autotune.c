@@ -16,8 +16,8 @@
 /* ---- The parameters of the advanced steps, as text ("BM=128,BN=64,...") -------------------- */
 
 /* The keys of tuning.c's table that the advanced steps use. */
-static const char *const advanced_keys[] = {"BM", "BN",  "BK",  "TM",      "TN",
-                                            "VW", "WIM", "WIN", "GROUP_M", "SPLIT_K"};
+static const char *const advanced_keys[] = {"BM",  "BN",  "BK",      "TM",      "TN",      "VW",
+                                            "WIM", "WIN", "GROUP_M", "SPLIT_K", "FMA_ROWS"};
 #define ADVANCED_KEY_COUNT (sizeof advanced_keys / sizeof advanced_keys[0])
 
 static int *advanced_field(matmul_tuning *t, size_t k) {
@@ -94,24 +94,24 @@ static const struct {
      * blocks at 4 to 128 slices, at 256x256x65536 and 1024x1024x16384 (the large row's block
      * with one round of slices was best at both). A deep row's SPLIT_K is the fewest slices:
      * the host raises it to the count that fills the rounds of work-groups (fill_rounds_split). */
-    {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
-    {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
+    {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
+    {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
     {"NVIDIA H200", "large-odd",
-     "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
-    {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
-    {"NVIDIA H200", "deep", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=1"},
+    {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
+    {"NVIDIA H200", "deep", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
     /* PoCL 3.1 on 2 cores of an AVX-512 CPU (the development machine), 2026-11-24: --tune at
      * 1024^3, then BK 8, 16, 64 in two interleaved rounds (16 best); deep: 2 slices beat 1 by
      * 11% in two of three interleaved rounds at 256x256x16384 (8 blocks, 2 cores), lost 3% in
      * the third. */
     {"skylake-avx512", "small",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1,FMA_ROWS=4"},
     {"skylake-avx512", "medium",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1,FMA_ROWS=4"},
     {"skylake-avx512", "large",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=1,FMA_ROWS=4"},
     {"skylake-avx512", "deep",
-     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2"},
+     "BM=64,BN=128,BK=16,TM=8,TN=32,VW=16,WIM=1,WIN=1,GROUP_M=1,SPLIT_K=2,FMA_ROWS=4"},
 };
 
 /* The blocks of C: work-groups per slice of K. */
@@ -414,12 +414,15 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
     const int warp_count = limits->is_cpu ? 1 : wide ? 4 : 2;
     const int bks[] = {8, 16, 32, 64, 128}, groups[] = {8, 1, 4, 16};
     const int group_count = wide ? 4 : limits->is_cpu ? 2 : 1;
+    /* The order of one k's multiply-adds: 4, 2 or 1 rows per vector of B (GPUs; on the CPU
+     * only in the wide space). */
+    const int fma_rows[] = {4, 2, 1}, order_count = wide || !limits->is_cpu ? 3 : 1;
     int n = 0;
     for (int b = 0; b < block_count; ++b)
         for (int w = 0; w < warp_count; ++w)
             for (int kk = 0; kk < 5; ++kk)
                 for (int s = 0; s < split_count; ++s)
-                    for (int g = 0; g < group_count; ++g) {
+                    for (int g = 0; g < group_count * order_count; ++g) {
                         const int *blk = limits->is_cpu ? cpu_blocks[b] : gpu_blocks[b];
                         matmul_tuning t = *base;
                         t.bm = blk[0], t.bn = blk[1], t.tm = blk[2], t.tn = blk[3];
@@ -428,7 +431,8 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                         if (t.tn < t.vw) t.vw = t.tn;
                         t.wim = limits->is_cpu ? 1 : gpu_warps[w][0];
                         t.win = limits->is_cpu ? 1 : gpu_warps[w][1];
-                        t.group_m = groups[g];
+                        t.group_m = groups[g % group_count];
+                        t.fma_rows = fma_rows[g / group_count];
                         t.split_k = deep ? deep_split(p, &t, limits->compute_units, s) : s + 1;
                         int repeated = 0; /* a deep split already tried with this block */
                         for (int e = 0; deep && e < s; ++e)

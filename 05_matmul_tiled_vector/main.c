@@ -51,8 +51,8 @@ static matmul_geometry warp_block(const matmul_tuning *t) {
     matmul_geometry g = {
         (size_t)t->bm, (size_t)t->bn, {(size_t)(t->bn / t->tn), (size_t)(t->bm / t->tm)}, ""};
     snprintf(g.params, sizeof g.params,
-             "BM=%d BN=%d BK=%d TM=%d TN=%d VW=%d WIM=%d WIN=%d GROUP_M=%d", t->bm, t->bn, t->bk,
-             t->tm, t->tn, t->vw, t->wim, t->win, t->group_m);
+             "BM=%d BN=%d BK=%d TM=%d TN=%d VW=%d WIM=%d WIN=%d GROUP_M=%d FMA_ROWS=%d", t->bm,
+             t->bn, t->bk, t->tm, t->tn, t->vw, t->wim, t->win, t->group_m, t->fma_rows);
     return g;
 }
 

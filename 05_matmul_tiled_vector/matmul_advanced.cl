@@ -10,6 +10,8 @@
  *   - warp tiling (WIM x WIN): the items of one warp own one compact sub-tile of C, so that in a
  *     k-step a warp reads few distinct vectors of local memory;
  *   - A read from global memory as float4 along k and stored transposed (no padding: measured);
+ *   - the order of one k's multiply-adds (FMA_ROWS): the same work, a different schedule from
+ *     the compiler, measured rather than derived;
  *   - the next tile prefetched into registers while this one is multiplied out of local memory
  *     (as in double_buffer: one barrier per k-step);
  *   - work-groups ordered in bands of GROUP_M block rows, so that groups in flight together
@@ -31,6 +33,8 @@
  *             BK*BM/4 and BK*BN/VW must be multiples of the work-group size (each item loads
  *             the same number of vectors); two buffers of BK*(BM+BN) floats fit local memory
  *   GROUP_M   block rows per band of the work-group order (1: plain row-major order)
+ *   FMA_ROWS  4, 2 or 1: rows of a float4 of A that one vector of B meets before the next
+ *             vector does (4: the whole float4; 1: row by row)
  *   MAD       fma where the device fuses in hardware, else mad
  * Whether rows of A and B can be read as aligned vectors (K % 4, N % VW) is tested at run time:
  * the test is the same for every item, so it costs a branch, not divergence. */
@@ -60,6 +64,9 @@
 #endif
 #ifndef GROUP_M
 #define GROUP_M 8
+#endif
+#ifndef FMA_ROWS
+#define FMA_ROWS 4
 #endif
 #ifndef MAD
 #define MAD mad
@@ -92,6 +99,11 @@
 #define EDGE_BLOCKS  2 /* only the others, checked */
 #define PADDED       3 /* every block of zero-padded A and B, unchecked; only the store to the
                         * true C (c_rows x c_cols) checked */
+
+/* Row 4*i + c of the register block gains A's value (component `lane` of av[i]) times the
+ * vector bv[j] of B. */
+#define FMA_ROW(i, j, c, lane) \
+    acc[4 * (i) + (c)][j] = MAD((floatV)(av[i].lane), bv[j], acc[4 * (i) + (c)][j])
 
 /* The A tile transposed (Asub[k][m/4]: 4 rows of one k are one float4) and the B tile as stored
  * in B (Bsub[k][n/VW]); two of each. No padding: on the H200 a float4 of padding per row of
@@ -208,15 +220,40 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
                 for (int i = 0; i < TM / 4; ++i) av[i] = Asub[buf][k][m_item / 4 + i * WIM];
 #pragma unroll
                 for (int j = 0; j < TN / VW; ++j) bv[j] = Bsub[buf][k][n_item / VW + j * WIN];
+                /* The outer product, for each float4 of A (4 rows): each vector of B meets
+                 * FMA_ROWS of the rows before the next vector does. */
 #pragma unroll
-                for (int i = 0; i < TM / 4; ++i)
+                for (int i = 0; i < TM / 4; ++i) {
+#if FMA_ROWS == 4
 #pragma unroll
                     for (int j = 0; j < TN / VW; ++j) {
-                        acc[4 * i + 0][j] = MAD((floatV)(av[i].x), bv[j], acc[4 * i + 0][j]);
-                        acc[4 * i + 1][j] = MAD((floatV)(av[i].y), bv[j], acc[4 * i + 1][j]);
-                        acc[4 * i + 2][j] = MAD((floatV)(av[i].z), bv[j], acc[4 * i + 2][j]);
-                        acc[4 * i + 3][j] = MAD((floatV)(av[i].w), bv[j], acc[4 * i + 3][j]);
+                        FMA_ROW(i, j, 0, x);
+                        FMA_ROW(i, j, 1, y);
+                        FMA_ROW(i, j, 2, z);
+                        FMA_ROW(i, j, 3, w);
                     }
+#elif FMA_ROWS == 2
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) {
+                        FMA_ROW(i, j, 0, x);
+                        FMA_ROW(i, j, 1, y);
+                    }
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) {
+                        FMA_ROW(i, j, 2, z);
+                        FMA_ROW(i, j, 3, w);
+                    }
+#else
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) FMA_ROW(i, j, 0, x);
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) FMA_ROW(i, j, 1, y);
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) FMA_ROW(i, j, 2, z);
+#pragma unroll
+                    for (int j = 0; j < TN / VW; ++j) FMA_ROW(i, j, 3, w);
+#endif
+                }
             }
         }
 

@@ -21,7 +21,7 @@ static const tuning_key keys[] = {
     {"TM", offsetof(matmul_tuning, tm)},           {"TN", offsetof(matmul_tuning, tn)},
     {"VW", offsetof(matmul_tuning, vw)},           {"WIM", offsetof(matmul_tuning, wim)},
     {"WIN", offsetof(matmul_tuning, win)},         {"GROUP_M", offsetof(matmul_tuning, group_m)},
-    {"SPLIT_K", offsetof(matmul_tuning, split_k)},
+    {"SPLIT_K", offsetof(matmul_tuning, split_k)}, {"FMA_ROWS", offsetof(matmul_tuning, fma_rows)},
 };
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
@@ -48,7 +48,7 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
             return oclt_usage_error(spec,
                                     "%s='%s': '%.*s' is not KEY=VALUE (keys: TS WPT WIDTH "
                                     "TSM TSN TSK WPTM WPTN VWN BM BN BK TM TN VW WIM WIN GROUP_M "
-                                    "SPLIT_K)",
+                                    "SPLIT_K FMA_ROWS)",
                                     MATMUL_TUNE_ENV, text, (int)len, item);
         size_t key_len = (size_t)(equals - item);
         size_t k = 0;
@@ -59,7 +59,7 @@ int matmul_read_tuning_override(const oclt_cli_spec *spec, matmul_tuning_overrid
             return oclt_usage_error(spec,
                                     "%s: unknown key '%.*s' (keys: TS WPT WIDTH TSM TSN "
                                     "TSK WPTM WPTN VWN BM BN BK TM TN VW WIM WIN GROUP_M "
-                                    "SPLIT_K)",
+                                    "SPLIT_K FMA_ROWS)",
                                     MATMUL_TUNE_ENV, (int)key_len, item);
         char digits[16];
         size_t value_len = len - key_len - 1;
@@ -134,7 +134,7 @@ static void default_warp_tiled(const matmul_device_limits *limits, matmul_tuning
         if (t->bm == 64) t->wim = 4, t->win = 2;
         if (matmul_local_bytes_warp_tiled(t) > limits->local_mem) t->bk = 8;
     }
-    t->group_m = 8, t->split_k = 1;
+    t->group_m = 8, t->split_k = 1, t->fma_rows = 4;
 }
 
 /* Defaults. GPUs: 32 x 32 tiles for the simple kernels (1024 items where allowed), WPT so that
@@ -298,6 +298,8 @@ static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device
                  matmul_local_bytes_warp_tiled(t), (unsigned long long)limits->local_mem);
     else if (t->split_k > MATMUL_MAX_SPLIT_K)
         snprintf(why, size, "SPLIT_K=%d must be at most %d", t->split_k, MATMUL_MAX_SPLIT_K);
+    else if (t->fma_rows != 4 && t->fma_rows != 2 && t->fma_rows != 1)
+        snprintf(why, size, "FMA_ROWS=%d must be 4, 2 or 1 (rows of a float4 of A)", t->fma_rows);
     else
         return NULL;
     return why;

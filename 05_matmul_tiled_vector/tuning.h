@@ -12,7 +12,7 @@ typedef struct {
     int ts, wpt, width;                 /* tiled, more_work, vector */
     int tsm, tsn, tsk, wptm, wptn, vwn; /* reg2d, double_buffer, double_buffer_async */
     /* warp_tiled, split_k (matmul_advanced.cl; defaults by device and size: autotune.c) */
-    int bm, bn, bk, tm, tn, vw, wim, win, group_m, split_k;
+    int bm, bn, bk, tm, tn, vw, wim, win, group_m, split_k, fma_rows;
 } matmul_tuning;
 
 #define MATMUL_TUNE_ENV "OCLT_MATMUL_TUNE"

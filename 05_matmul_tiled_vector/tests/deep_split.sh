@@ -52,6 +52,6 @@ for case in 32x16x4096:1 64x32x4096:4 96x16x4096:3; do
     echo "deep_split: $size, $blocks blocks on $units compute units, the row's $row: SPLIT_K=$split"
 done
 run "$block,SPLIT_K=3" 32x16x4096
-echo "$line" | grep -q "^  advanced $block,GROUP_M=[0-9]*,SPLIT_K=3 " ||
+echo "$line" | grep -q "^  advanced $block,GROUP_M=[0-9]*,SPLIT_K=3,FMA_ROWS=[0-9]* " ||
     fail "SPLIT_K=3 in OCLT_MATMUL_TUNE not used: $line"
 echo "deep_split: SPLIT_K from OCLT_MATMUL_TUNE kept"
