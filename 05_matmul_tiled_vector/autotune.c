@@ -92,14 +92,22 @@ static const struct {
      * two interleaved rounds; large-odd: --tune timing padded at 4097^3 (twice, the same
      * winner), then against the earlier row (128x64) in two interleaved rounds; deep: five
      * blocks at 4 to 128 slices, at 256x256x65536 and 1024x1024x16384 (the large row's block
-     * with one round of slices was best at both). A deep row's SPLIT_K is the fewest slices:
-     * the host raises it to the count that fills the rounds of work-groups (fill_rounds_split). */
-    {"NVIDIA H200", "small", "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
-    {"NVIDIA H200", "medium", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
+     * with one round of slices was best at both). 2026-11-25, with FMA_ROWS in the search:
+     * medium, large and large-odd searched again the same way (2048^3, 4096^3, 4097^3), the
+     * large row then against four others in two interleaved rounds; small and deep kept
+     * FMA_ROWS=4 (the earlier code), which was as fast or faster in two interleaved rounds. A
+     * deep row's SPLIT_K is the fewest slices: the host raises it to the count that fills the
+     * rounds of work-groups (fill_rounds_split). */
+    {"NVIDIA H200", "small",
+     "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
+    {"NVIDIA H200", "medium",
+     "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
     {"NVIDIA H200", "large-odd",
      "BM=64,BN=128,BK=16,TM=8,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=1"},
-    {"NVIDIA H200", "large", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
-    {"NVIDIA H200", "deep", "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
+    {"NVIDIA H200", "large",
+     "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=8,WIN=4,GROUP_M=8,SPLIT_K=1,FMA_ROWS=2"},
+    {"NVIDIA H200", "deep",
+     "BM=256,BN=128,BK=8,TM=16,TN=8,VW=4,WIM=4,WIN=8,GROUP_M=8,SPLIT_K=1,FMA_ROWS=4"},
     /* PoCL 3.1 on 2 cores of an AVX-512 CPU (the development machine), 2026-11-24: --tune at
      * 1024^3, then BK 8, 16, 64 in two interleaved rounds (16 best); deep: 2 slices beat 1 by
      * 11% in two of three interleaved rounds at 256x256x16384 (8 blocks, 2 cores), lost 3% in
