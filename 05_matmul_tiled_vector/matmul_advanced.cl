@@ -311,7 +311,8 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
  * double_buffer with the block of C and the register block sized per device and problem size,
  * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
  * ordered in bands for the L2 cache. Faster where double_buffer's fixed block does not suit the
- * size (on the H200: 22.1 against 19.9 TFLOP/s at 1024^3, 45.3 against 43.0 at 4096^3). Costs
+ * size (on the H200: 22.1 against 20.0 TFLOP/s at 1024^3; 45.3 against 43.0 at 4096^3 with the
+ * earlier large row, 42.7 with the present one, which is tuned for whole_tiles). Costs
  * parameters to tune per device and size, and the bounds checks of every load and store, which
  * need registers (see whole_tiles). */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
