@@ -32,7 +32,9 @@ static void format_advanced(const matmul_tuning *t, char *out, size_t size) {
                                  *advanced_field((matmul_tuning *)t, k));
 }
 
-/* Reads "KEY=VALUE,..." (every advanced key exactly once) into t. NULL, or what is wrong. */
+/* Reads "KEY=VALUE,..." (every advanced key exactly once) into t. NULL, or what is wrong.
+ * FMA_ROWS may be missing: lines written before it existed were tuned with the order it now
+ * calls 4. */
 static const char *parse_advanced(const char *text, matmul_tuning *t) {
     int seen[ADVANCED_KEY_COUNT] = {0};
     const char *item = text;
@@ -53,8 +55,11 @@ static const char *parse_advanced(const char *text, matmul_tuning *t) {
         if (item[len] == '\0') break;
         item += len + 1;
     }
-    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k)
-        if (!seen[k]) return "a key is missing";
+    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
+        if (seen[k]) continue;
+        if (strcmp(advanced_keys[k], "FMA_ROWS") != 0) return "a key is missing";
+        t->fma_rows = 4;
+    }
     return NULL;
 }
 
@@ -164,13 +169,20 @@ static int fill_rounds_split(const matmul_problem *p, const matmul_tuning *t, cl
 #define LOW_FILL      0.9
 #define MIN_FILL_GAIN 0.05
 
-/* Row i of the table, over `base`, if it is for this device and keeps every constraint there. */
+/* Row i of the table, over `base`, if it is for this device and keeps every constraint there.
+ * A row that does not parse is a mistake in this file: said on stderr, never used. */
 static int device_row(size_t i, const oclt_device *dev, const matmul_device_limits *limits,
                       const matmul_tuning *base, matmul_tuning *row) {
     char why[256];
     *row = *base;
-    return strstr(dev->device_name, tuned[i].device) && !parse_advanced(tuned[i].params, row) &&
-           !matmul_broken_constraint(row, limits, why, sizeof why);
+    if (!strstr(dev->device_name, tuned[i].device)) return 0;
+    const char *wrong = parse_advanced(tuned[i].params, row);
+    if (wrong) {
+        fprintf(stderr, "05_matmul_tiled_vector: built-in table row %zu (%s, %s) ignored: %s\n", i,
+                tuned[i].device, tuned[i].size_class, wrong);
+        return 0;
+    }
+    return !matmul_broken_constraint(row, limits, why, sizeof why);
 }
 
 /* ---- The cache ------------------------------------------------------------------------------ */
@@ -389,7 +401,7 @@ const char *matmul_advanced_source(void) {
 
 /* ---- --tune --------------------------------------------------------------------------------- */
 
-#define MAX_CANDIDATES 4096
+#define MAX_CANDIDATES 8192
 
 /* --tune's slices of K in the deep class, for candidate c of the block in t: the slices that
  * fill the rounds at one group per compute unit, twice as many (for devices that run several

@@ -173,8 +173,8 @@ static int set_up(lesson *l, matmul_check_method *method) {
     matmul_format_tuning(&l->tuning, text, sizeof text);
     printf("  problem  C = A*B, A %zux%zu, B %zux%zu, C %zux%zu (row-major float), %.3g GFLOP\n",
            p->m, p->k, p->k, p->n, p->m, p->n, 2.0 * (double)p->m * p->n * p->k * 1e-9);
-    /* BM to SPLIT_K come from the table, the cache or --tune: the advanced line says which. */
-    printf("  tuning   %s (%s, %s; BM to SPLIT_K: see advanced)\n", text,
+    /* BM to FMA_ROWS come from the table, the cache or --tune: the advanced line says which. */
+    printf("  tuning   %s (%s, %s; BM to FMA_ROWS: see advanced)\n", text,
            l->override.text ? "from " MATMUL_TUNE_ENV : "defaults for this device",
            limits.is_cpu ? "CPU" : "GPU/other");
     printf("  advanced %s\n", matmul_advanced_source());

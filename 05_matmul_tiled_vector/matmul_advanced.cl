@@ -68,6 +68,9 @@
 #ifndef FMA_ROWS
 #define FMA_ROWS 4
 #endif
+#if FMA_ROWS != 4 && FMA_ROWS != 2 && FMA_ROWS != 1
+#error "FMA_ROWS must be 4, 2 or 1"
+#endif
 #ifndef MAD
 #define MAD mad
 #endif
@@ -311,10 +314,10 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
  * double_buffer with the block of C and the register block sized per device and problem size,
  * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
  * ordered in bands for the L2 cache. Faster where double_buffer's fixed block does not suit the
- * size (on the H200: 22.1 against 20.0 TFLOP/s at 1024^3; 45.3 against 43.0 at 4096^3 with the
- * earlier large row, 42.7 with the present one, which is tuned for whole_tiles). Costs
+ * size (on the H200: 22.1 against 20.0 TFLOP/s at 1024^3). Costs
  * parameters to tune per device and size, and the bounds checks of every load and store, which
- * need registers (see whole_tiles). */
+ * need registers (see whole_tiles): with the parameters tuned for whole_tiles, slower than
+ * double_buffer at 4096^3 (42.7 against 43.0). */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
 warp_tiled(const int M, const int N, const int K, __global const float *restrict A,
            __global const float *restrict B, __global float *restrict C) {
@@ -363,8 +366,8 @@ edge_tiles(const int M, const int N, const int K, __global const float *restrict
  * whole_tiles on copies of A and B padded with zeros to whole blocks (M and N rounded up to
  * multiples of BM and BN, K to a multiple of BK; a zero adds nothing to a sum), so that every
  * block takes the unchecked loads in one launch; only the store is checked, against the true C.
- * Faster where K % BK != 0 leaves whole_tiles no whole block (on the H200 at 4097^3: 39.9
- * against 36.0 TFLOP/s). Costs a copy of A and B (memory-bound, before the product), the memory
+ * Faster where K % BK != 0 leaves whole_tiles no whole block (on the H200 at 4097^3: 40.7
+ * against 37.3 TFLOP/s). Costs a copy of A and B (memory-bound, before the product), the memory
  * for it, and multiply-adds on the zeros. */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
 padded_tiles(const int M, const int N, const int K, __global const float *restrict A,
