@@ -63,6 +63,7 @@ oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const m
     status = OCLT_PASS; /* ran: the caller checks C */
 release:
     clReleaseKernel(kernel);
+    matmul_release_workspaces(); /* the next step starts from new, poisoned workspaces */
     return status;
 }
 

@@ -300,7 +300,7 @@ int main(int argc, char **argv) {
 
 release:
     matmul_release_baselines();
-    matmul_release_padded();
+    matmul_release_workspaces();
     matmul_release_programs(&l.programs);
     if (l.p.a_buf) clReleaseMemObject(l.p.a_buf);
     if (l.p.b_buf) clReleaseMemObject(l.p.b_buf);

@@ -172,7 +172,20 @@ cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const ma
  * are not (pad_copy), then padded_tiles on the padded sizes, storing the true C. */
 cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                          const matmul_problem *p, const matmul_tuning *tuning, double *ms);
-void matmul_release_padded(void); /* padded's workspace (the padded copies of A and B) */
+
+/* Device buffers kept from one run of a step to the next (workspace.c): padded's copies of A and B
+ * and split_k's partial products. matmul_workspace returns the one for `use`, at least `bytes`
+ * long, new and poisoned when there was none or it must grow; matmul_release_workspaces frees
+ * them all (matmul_time_step calls it after each step). */
+typedef enum {
+    MATMUL_WORKSPACE_PADDED_A,
+    MATMUL_WORKSPACE_PADDED_B,
+    MATMUL_WORKSPACE_SLICES,
+    MATMUL_WORKSPACES /* the count */
+} matmul_workspace_use;
+cl_int matmul_workspace(const oclt_device *dev, matmul_workspace_use use, size_t bytes,
+                        cl_mem *out);
+void matmul_release_workspaces(void);
 
 /* The advanced steps' parameters (warp_tiled to padded) for this device and size: from the cache
  * that --tune writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys

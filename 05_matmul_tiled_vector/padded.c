@@ -4,7 +4,8 @@
  * what lies inside the true C. A matrix whose sides are already whole is used as it is, so
  * where every block is whole the step is whole_tiles. CLBlast does the same for shapes its fast
  * kernel does not fit (its "indirect" GEMM). The copies are timed with the product: they are
- * part of the step's cost. */
+ * part of the step's cost. The padded copies live in workspaces kept between calls
+ * (workspace.c). */
 #include "matmul.h"
 
 static size_t round_up(size_t x, size_t multiple) {
@@ -25,41 +26,6 @@ static cl_int enqueue_pad_copy(const oclt_device *dev, cl_kernel copy, const siz
         return err;
     const size_t global[2] = {round_up(dst_cols / 4, local[0]), round_up(dst_rows, local[1])};
     return oclt_enqueue_kernel(dev->queue, copy, 2, global, local, 0, NULL, done, "pad_copy");
-}
-
-/* The padded copies of A and B: a workspace kept from one call to the next, allocated again only
- * when it must grow (CLBlast, likewise, lets its caller pass a temporary buffer). With new
- * buffers at each call, the H200 sat idle between the two copies for 0.02-0.07 ms (up to 2% of
- * the step at 4097^3); with the workspace, for 0.001 ms. */
-static struct {
-    cl_context context;
-    cl_mem buffer;
-    size_t bytes;
-} workspace[2];
-
-static cl_int padded_buffer(const oclt_device *dev, int which, size_t bytes, cl_mem *out) {
-    cl_int err = CL_SUCCESS;
-    if (workspace[which].buffer &&
-        (workspace[which].context != dev->context || workspace[which].bytes < bytes)) {
-        clReleaseMemObject(workspace[which].buffer);
-        workspace[which].buffer = NULL;
-    }
-    if (!workspace[which].buffer) {
-        workspace[which].buffer =
-            clCreateBuffer(dev->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
-        if (OCLT_CHECK_ERR(err, which ? "clCreateBuffer(padded B)" : "clCreateBuffer(padded A)"))
-            return err;
-        workspace[which].context = dev->context, workspace[which].bytes = bytes;
-    }
-    *out = workspace[which].buffer;
-    return CL_SUCCESS;
-}
-
-void matmul_release_padded(void) {
-    for (int which = 0; which < 2; ++which) {
-        if (workspace[which].buffer) clReleaseMemObject(workspace[which].buffer);
-        workspace[which].buffer = NULL;
-    }
 }
 
 cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
@@ -95,10 +61,10 @@ cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_
                                                    sizeof allowed, &allowed, NULL))))
         goto release;
     const size_t local[2] = {allowed < 64 ? allowed : 64, allowed >= 256 ? 4 : 1};
-    if ((pad_a &&
-         (err = padded_buffer(dev, 0, padded.m * padded.k * sizeof(float), &padded.a_buf))) ||
-        (pad_b &&
-         (err = padded_buffer(dev, 1, padded.k * padded.n * sizeof(float), &padded.b_buf))))
+    if ((pad_a && (err = matmul_workspace(dev, MATMUL_WORKSPACE_PADDED_A,
+                                          padded.m * padded.k * sizeof(float), &padded.a_buf))) ||
+        (pad_b && (err = matmul_workspace(dev, MATMUL_WORKSPACE_PADDED_B,
+                                          padded.k * padded.n * sizeof(float), &padded.b_buf))))
         goto release;
     if (pad_a && (err = enqueue_pad_copy(dev, copy, local, p->a_buf, p->m, p->k, padded.a_buf,
                                          padded.m, padded.k, &done[launched++])))

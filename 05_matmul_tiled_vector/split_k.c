@@ -12,10 +12,12 @@ cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul
     cl_program program = NULL;
     cl_kernel sum = NULL;
     cl_event partial_done = NULL, sum_done = NULL;
-    /* The workspace: one M x N partial product per slice. */
-    cl_mem partial = clCreateBuffer(dev->context, CL_MEM_READ_WRITE,
-                                    (size_t)slices * p->m * p->n * sizeof(float), NULL, &err);
-    if (OCLT_CHECK_ERR(err, "clCreateBuffer(split-K workspace)")) return err;
+    /* The workspace (workspace.c: kept between runs, poisoned when new): one M x N partial
+     * product per slice. */
+    cl_mem partial = NULL;
+    if ((err = matmul_workspace(dev, MATMUL_WORKSPACE_SLICES,
+                                (size_t)slices * p->m * p->n * sizeof(float), &partial)))
+        return err;
     if ((err = OCLT_CHECK(
              clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL))))
         goto release;
@@ -47,6 +49,5 @@ release:
     if (partial_done) clReleaseEvent(partial_done);
     if (sum_done) clReleaseEvent(sum_done);
     if (sum) clReleaseKernel(sum);
-    clReleaseMemObject(partial);
     return err;
 }
