@@ -12,8 +12,8 @@
  * initialised here (the host cannot write it). The host keeps the same 16 numbers. */
 #define PROGRAM_TERMS 16
 __constant float program_table[PROGRAM_TERMS] = {
-    0.5f,   -0.25f,  0.125f,  -1.0f,  0.75f,   0.0625f, -0.5f,  0.375f,
-    -0.125f, 0.25f, -0.0625f, 0.875f, -0.375f, 0.1875f, 0.625f, -0.8125f};
+    0.5f,    -0.25f, 0.125f,   -1.0f,  0.75f,   0.0625f, -0.5f,  0.375f,
+    -0.125f, 0.25f,  -0.0625f, 0.875f, -0.375f, 0.1875f, 0.625f, -0.8125f};
 
 /* COEF_SPACE (build option -DCOEF_SPACE=__global or -DCOEF_SPACE=__constant): the address
  * space of the coefficients, the one thing that differs between the two builds of poly.

@@ -13,7 +13,8 @@
 #ifndef FILTER
 #define FILTER CLK_FILTER_LINEAR
 #endif
-__constant sampler_t pixel_sampler = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | FILTER;
+__constant sampler_t pixel_sampler =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | FILTER;
 
 __kernel void resample_image(__read_only image2d_t src, __global float4 *restrict out,
                              const float scale_x, const float scale_y, const int out_width,
@@ -30,9 +31,8 @@ __kernel void resample_image(__read_only image2d_t src, __global float4 *restric
  * pixel, with no filtering hardware and no 2-D cache layout; what it gains: float precision on
  * every device. */
 __kernel void resample_buffer(__global const float4 *restrict src, const int width,
-                              const int height, __global float4 *restrict out,
-                              const float scale_x, const float scale_y, const int out_width,
-                              const int out_height) {
+                              const int height, __global float4 *restrict out, const float scale_x,
+                              const float scale_y, const int out_width, const int out_height) {
     const int ox = get_global_id(0), oy = get_global_id(1);
     if (ox >= out_width || oy >= out_height) return;
     const float u = (ox + 0.5f) * scale_x - 0.5f, v = (oy + 0.5f) * scale_y - 0.5f;

@@ -70,14 +70,14 @@ cl_program build_reduce_program(const oclt_device *dev, const capabilities *caps
 /* How reduce6_subgroup's groups of `local` items split into sub-groups: the widest sub-group
  * (CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE) and how many there are
  * (CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE). Returns 0 after an error. */
-static int sub_group_shape(const oclt_device *dev, cl_program program, size_t local,
-                           size_t *width, size_t *count) {
+static int sub_group_shape(const oclt_device *dev, cl_program program, size_t local, size_t *width,
+                           size_t *count) {
     cl_kernel kernel = oclt_create_kernel(program, "reduce6_subgroup");
     if (!kernel) return 0;
     const int ok =
         !OCLT_CHECK(clGetKernelSubGroupInfo(kernel, dev->device,
-                                            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE,
-                                            sizeof local, &local, sizeof *width, width, NULL)) &&
+                                            CL_KERNEL_MAX_SUB_GROUP_SIZE_FOR_NDRANGE, sizeof local,
+                                            &local, sizeof *width, width, NULL)) &&
         !OCLT_CHECK(clGetKernelSubGroupInfo(kernel, dev->device,
                                             CL_KERNEL_SUB_GROUP_COUNT_FOR_NDRANGE, sizeof local,
                                             &local, sizeof *count, count, NULL));

@@ -100,12 +100,11 @@
 #define ALL_BLOCKS   0 /* every block, each load and store checked against M, N, K */
 #define WHOLE_BLOCKS 1 /* only blocks wholly inside C, K % BK == 0, N % VW == 0: no checks */
 #define EDGE_BLOCKS  2 /* only the others, checked */
-#define PADDED       3 /* every block of zero-padded A and B, unchecked; only the store to the
-                        * true C (c_rows x c_cols) checked */
+#define PADDED       3 /* zero-padded A and B: no checks but the store to the true C */
 
 /* Row 4*i + c of the register block gains A's value (component `lane` of av[i]) times the
  * vector bv[j] of B. */
-#define FMA_ROW(i, j, c, lane) \
+#define FMA_ROW(i, j, c, lane)                                                                     \
     acc[4 * (i) + (c)][j] = MAD((floatV)(av[i].lane), bv[j], acc[4 * (i) + (c)][j])
 
 /* The A tile transposed (Asub[k][m/4]: 4 rows of one k are one float4) and the B tile as stored
@@ -223,10 +222,10 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
                 for (int i = 0; i < TM / 4; ++i) av[i] = Asub[buf][k][m_item / 4 + i * WIM];
 #pragma unroll
                 for (int j = 0; j < TN / VW; ++j) bv[j] = Bsub[buf][k][n_item / VW + j * WIN];
-                /* The outer product, for each float4 of A (4 rows): each vector of B meets
-                 * FMA_ROWS of the rows before the next vector does. */
 #pragma unroll
                 for (int i = 0; i < TM / 4; ++i) {
+                    /* The outer product, for each float4 of A (4 rows): each vector of B
+                     * meets FMA_ROWS of the rows before the next vector does. */
 #if FMA_ROWS == 4
 #pragma unroll
                     for (int j = 0; j < TN / VW; ++j) {
@@ -385,7 +384,7 @@ __kernel void pad_copy(const int src_rows, const int src_cols, __global const fl
                        const int dst_rows, const int dst_cols, __global float *restrict dst) {
     const int col = 4 * get_global_id(0), row = get_global_id(1);
     if (col >= dst_cols || row >= dst_rows) return; /* the NDRange is rounded up; no barrier */
-    float4 value = (float4)(0.0f); /* the padding: a zero adds nothing to a sum */
+    float4 value = (float4)(0.0f);                  /* the padding: a zero adds nothing to a sum */
     if (row < src_rows) {
         __global const float *from = src + (size_t)row * src_cols + col;
         if (col + 3 < src_cols) {

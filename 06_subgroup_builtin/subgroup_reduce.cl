@@ -138,7 +138,7 @@ reduce_local_tree(__global const T *restrict in, __global T *restrict partial, c
  * make atomic across work-groups (no torn or half-written value). The order of the two
  * atomics is still not promised by 1.2: the devices this chapter runs on keep it, as CUDA's
  * threadFenceReduction sample relies on with __threadfence. */
-#if defined(__opencl_c_atomic_scope_device) ||                                                   \
+#if defined(__opencl_c_atomic_scope_device) ||                                                     \
     (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300)
 uint take_ticket(volatile __global uint *ticket) {
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
@@ -149,7 +149,7 @@ uint take_ticket(volatile __global uint *ticket) {
 }
 /* The other work-items of the last group read what work-item 0's acquire made visible to it:
  * the barrier hands that on, at device scope for global memory. */
-#define BARRIER_AFTER_TICKET()                                                                  \
+#define BARRIER_AFTER_TICKET()                                                                     \
     work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_device)
 #else
 uint take_ticket(volatile __global uint *ticket) {

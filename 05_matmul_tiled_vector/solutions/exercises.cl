@@ -21,8 +21,7 @@ tiled_bt(const int M, const int N, const int K, __global const float *restrict A
     for (int k0 = 0; k0 < K; k0 += TS) {
         Asub[ty][tx] = row < M && k0 + tx < K ? A[(size_t)row * K + k0 + tx] : 0.0f;
         /* item (tx, ty) loads BT[col0 + ty][k0 + tx]: neighbouring tx, neighbouring k */
-        Bsub[tx][ty] =
-            col0 + ty < N && k0 + tx < K ? BT[(size_t)(col0 + ty) * K + k0 + tx] : 0.0f;
+        Bsub[tx][ty] = col0 + ty < N && k0 + tx < K ? BT[(size_t)(col0 + ty) * K + k0 + tx] : 0.0f;
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int k = 0; k < TS; ++k) acc = mad(Asub[ty][k], Bsub[k][tx], acc);
         barrier(CLK_LOCAL_MEM_FENCE);
