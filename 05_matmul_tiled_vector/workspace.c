@@ -45,7 +45,8 @@ cl_int matmul_workspace(const oclt_device *dev, matmul_workspace_use use, size_t
         if (OCLT_CHECK_ERR(err, what[use])) return err;
         workspace[use].context = dev->context, workspace[use].bytes = bytes;
         if ((err = poison_from_host(dev->queue, workspace[use].buffer, bytes))) {
-            matmul_release_workspaces(); /* never hand out an unpoisoned workspace */
+            clReleaseMemObject(workspace[use].buffer); /* never hand out an unpoisoned one */
+            workspace[use].buffer = NULL;
             return err;
         }
     }
