@@ -5,6 +5,14 @@
 
 #include <stdio.h>
 
+cl_int matmul_wait_span(cl_int err, cl_event first, cl_event last, double *ms) {
+    if (!err && !(err = OCLT_CHECK(clWaitForEvents(1, &last))))
+        err = oclt_events_span_ms(first, last, ms);
+    if (first) clReleaseEvent(first);
+    if (last) clReleaseEvent(last);
+    return err;
+}
+
 double matmul_gflops(const matmul_problem *p, double ms) {
     return 2.0 * (double)p->m * (double)p->n * (double)p->k / (ms * 1e6);
 }

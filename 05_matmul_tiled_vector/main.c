@@ -86,6 +86,9 @@ const matmul_step matmul_steps[] = {
     {"padded", "padded_tiles", "matmul_advanced.cl", warp_block, NULL,
      "A and B copied with zero padding to whole blocks, then every block unchecked in one launch",
      matmul_run_padded},
+    {"tail_split", "whole_tiles", "matmul_advanced.cl", warp_block, NULL,
+     "whole_tiles on the block rows that fill whole rounds, split_k on the last few",
+     matmul_run_tail_split},
 };
 const size_t matmul_step_count = sizeof matmul_steps / sizeof matmul_steps[0];
 

@@ -158,16 +158,34 @@ int matmul_fit_simple_tiles(const oclt_device *dev, const matmul_problem *p,
                             const matmul_tuning_override *override, matmul_tuning *tuning,
                             matmul_programs *programs);
 
-/* ---- Advanced steps: the launches of split_k, whole_tiles and padded, and the tuning by device
- * and size, the cache and --tune (autotune.c) ------------------------------------------------ */
+/* ---- Advanced steps: the launches of split_k, whole_tiles, padded and tail_split, and the
+ * tuning by device and size, the cache and --tune (autotune.c) ------------------------------- */
 
-/* split_k's launch: warp_tiled over SPLIT_K slices into a workspace, then sum_slices. */
+/* A step's launches end in matmul_wait_span: unless err is set, it waits for `last` and gives the
+ * time from the start of `first` to the end of `last` (in-order queue); it releases both events
+ * (either may be NULL) and returns err or the first error it met. */
+cl_int matmul_wait_span(cl_int err, cl_event first, cl_event last, double *ms);
+
+/* split_k's launch (split_k.c): warp_tiled over SPLIT_K slices into a workspace, then
+ * sum_slices. The enqueue form only enqueues, and hands the first and last command's events to
+ * the caller (as does whole_tiles's). */
 cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                           const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+cl_int matmul_enqueue_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                              const matmul_problem *p, const matmul_tuning *tuning, cl_event *first,
+                              cl_event *last);
 /* whole_tiles's launch (whole_tiles.c): whole_tiles, then edge_tiles, on the same NDRange; each
  * only when the grid has blocks of its kind. */
 cl_int matmul_run_whole_tiles(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
                               const matmul_problem *p, const matmul_tuning *tuning, double *ms);
+cl_int matmul_enqueue_whole_tiles(const oclt_device *dev, cl_kernel kernel,
+                                  const matmul_geometry *g, const matmul_problem *p,
+                                  const matmul_tuning *tuning, cl_event *first, cl_event *last);
+/* tail_split's launch (tail_split.c): where the blocks of C leave a nearly empty last round of
+ * work-groups, split_k on the last band(s) of block rows and whole_tiles on the others; else
+ * whole_tiles alone. */
+cl_int matmul_run_tail_split(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                             const matmul_problem *p, const matmul_tuning *tuning, double *ms);
 /* padded's launch (padded.c): A and B copied into zero-padded buffers of whole blocks where they
  * are not (pad_copy), then padded_tiles on the padded sizes, storing the true C. */
 cl_int matmul_run_padded(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,

@@ -5,13 +5,15 @@
 
 #include <stdio.h>
 
-cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
-                          const matmul_problem *p, const matmul_tuning *t, double *ms) {
+cl_int matmul_enqueue_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                              const matmul_problem *p, const matmul_tuning *t, cl_event *first,
+                              cl_event *last) {
     const int m = (int)p->m, n = (int)p->n, k = (int)p->k, slices = t->split_k;
     cl_int err = CL_SUCCESS;
     cl_program program = NULL;
     cl_kernel sum = NULL;
     cl_event partial_done = NULL, sum_done = NULL;
+    *first = *last = NULL;
     /* The workspace (workspace.c: kept between runs, poisoned when new): one M x N partial
      * product per slice. */
     cl_mem partial = NULL;
@@ -42,12 +44,19 @@ cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul
     err = oclt_enqueue_kernel(dev->queue, sum, 1, &sum_global, &sum_local, 0, NULL, &sum_done,
                               "sum_slices");
     if (err) goto release;
-    if ((err = OCLT_CHECK(clWaitForEvents(1, &sum_done)))) goto release;
-    /* Both kernels: from the start of the first to the end of the second (in-order queue). */
-    err = oclt_events_span_ms(partial_done, sum_done, ms);
+    *first = partial_done, *last = sum_done; /* the caller waits and releases them */
+    partial_done = sum_done = NULL;
 release:
     if (partial_done) clReleaseEvent(partial_done);
     if (sum_done) clReleaseEvent(sum_done);
-    if (sum) clReleaseKernel(sum);
+    if (sum) clReleaseKernel(sum); /* an enqueued kernel lives until its command is done */
     return err;
+}
+
+cl_int matmul_run_split_k(const oclt_device *dev, cl_kernel kernel, const matmul_geometry *g,
+                          const matmul_problem *p, const matmul_tuning *t, double *ms) {
+    cl_event first = NULL, last = NULL;
+    cl_int err = matmul_enqueue_split_k(dev, kernel, g, p, t, &first, &last);
+    /* Both kernels: from the start of the first to the end of the second (in-order queue). */
+    return matmul_wait_span(err, first, last, ms);
 }
