@@ -1,4 +1,4 @@
-/* Chapter 05's tuning of the advanced steps (warp_tiled to padded) by device and problem size:
+/* Chapter 05's tuning of the advanced steps (warp_tiled to tail_split) by device and problem size:
  *   - a built-in table of parameters tuned on known devices (like CLBlast's database);
  *   - a per-user cache that --tune writes, keyed by device name, driver version and size class
  *     ($XDG_CACHE_HOME/opencl-tutorial/matmul_tune.txt, or ~/.cache/...);

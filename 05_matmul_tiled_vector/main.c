@@ -45,8 +45,8 @@ static matmul_geometry register_block(const matmul_tuning *t) {
     return g;
 }
 
-/* warp_tiled, split_k, whole_tiles, padded: a BM x BN block, a TM x TN register block per
- * work-item. */
+/* warp_tiled, split_k, whole_tiles, padded, tail_split: a BM x BN block, a TM x TN register block
+ * per work-item. */
 static matmul_geometry warp_block(const matmul_tuning *t) {
     matmul_geometry g = {
         (size_t)t->bm, (size_t)t->bn, {(size_t)(t->bn / t->tn), (size_t)(t->bm / t->tm)}, ""};

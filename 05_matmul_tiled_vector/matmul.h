@@ -205,11 +205,11 @@ cl_int matmul_workspace(const oclt_device *dev, matmul_workspace_use use, size_t
                         cl_mem *out);
 void matmul_release_workspaces(void);
 
-/* The advanced steps' parameters (warp_tiled to padded) for this device and size: from the cache
- * that --tune writes, else from the built-in table of tuned devices, else tuning.c's defaults; keys
- * given in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0, OCLT_EXIT_USAGE
- * after one line on stderr (also for --tune with --no-check: a tuner must check), or
- * OCLT_EXIT_FAIL when a device query failed. A corrupt cache line is reported on stderr and
+/* The advanced steps' parameters (warp_tiled to tail_split) for this device and size: from the
+ * cache that --tune writes, else from the built-in table of tuned devices, else tuning.c's
+ * defaults; keys given in OCLT_MATMUL_TUNE always win. Prints where they came from. Returns 0,
+ * OCLT_EXIT_USAGE after one line on stderr (also for --tune with --no-check: a tuner must check),
+ * or OCLT_EXIT_FAIL when a device query failed. A corrupt cache line is reported on stderr and
  * ignored. */
 int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, const oclt_device *dev,
                          const matmul_problem *p, const matmul_tuning_override *override,

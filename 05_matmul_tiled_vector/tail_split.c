@@ -90,7 +90,8 @@ cl_int matmul_run_tail_split(const oclt_device *dev, cl_kernel kernel, const mat
     sliced.split_k = plan.slices;
     /* The tail's rows of A and C as sub-buffers, and the top's rows of C as another: the
      * specification leaves concurrent writes through a buffer and its sub-buffer undefined, and
-     * through two sub-buffers that do not overlap, defined. (Reading A through both is defined.) */
+     * through overlapping sub-buffers; these two do not overlap. (Reading A through the buffer
+     * and a sub-buffer is defined.) */
     tail.a_buf = tail.c_buf = top.c_buf = NULL;
     if (plan.slices > 1 && (tail.a_buf = rows_from(dev, p->a_buf, top.m, tail.m, p->k, &err)) &&
         (tail.c_buf = rows_from(dev, p->c_buf, top.m, tail.m, p->n, &err)))

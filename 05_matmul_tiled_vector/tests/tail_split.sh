@@ -2,7 +2,8 @@
 # tail_split's plan (tail_split.c): with blocks of 32 x 16 and N = 16 (one block per band of 32
 # rows), M = (U + 1) * 32 makes U + 1 work-groups on U compute units: one round and a last one of
 # a single group. The first U bands then go to whole_tiles and the last band to split_k in
-# min(U, k-steps) slices, and the product passes. With M = 2U * 32 the last round is full (U
+# min(U, k-steps) slices, and the product passes; also with N = 12, where every block of the top
+# is partial (edge_tiles). With M = 2U * 32 the last round is full (U
 # groups), no split fills it better, and the step is whole_tiles on all of C. U is read from the
 # program's own line, so the test holds on any device with at least 2 compute units (77 on one).
 # usage: tail_split.sh PROGRAM
@@ -41,8 +42,14 @@ run "${m}x16x$k"
 echo "$line" | grep -q "no split fills the last round better" ||
     fail "${m}x16x$k: a split where none fills the last round better"
 echo "tail_split: ${m}x16x$k: whole_tiles on all of C"
-# The last band partly outside C (M = U * 32 + 1: one row), K not a multiple of 8.
+# The top's blocks all partial (N = 12 < BN: edge_tiles), the same plan.
+m=$(((units + 1) * 32))
+run "${m}x12x$k"
+echo "$line" | grep -qF "$expect" || fail "${m}x12x$k: want '$expect'"
+echo "tail_split: ${m}x12x$k: $expect"
+# The last band partly outside C (M = U * 32 + 1: one row), K not a multiple of 8 (20: the
+# origins stay multiples of 512 bytes, the largest alignment seen, for any U).
 m=$((units * 32 + 1))
-run "${m}x16x21"
-echo "$line" | grep -qF "the last 1 by split_k" || fail "${m}x16x21: want the last row split"
-echo "tail_split: ${m}x16x21: the last row by split_k"
+run "${m}x16x20"
+echo "$line" | grep -qF "the last 1 by split_k" || fail "${m}x16x20: want the last row split"
+echo "tail_split: ${m}x16x20: the last row by split_k"
