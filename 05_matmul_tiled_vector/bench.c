@@ -9,7 +9,7 @@ cl_int matmul_wait_span(cl_int err, cl_event first, cl_event last, double *ms) {
     if (!err && !(err = OCLT_CHECK(clWaitForEvents(1, &last))))
         err = oclt_events_span_ms(first, last, ms);
     if (first) clReleaseEvent(first);
-    if (last) clReleaseEvent(last);
+    if (last && last != first) clReleaseEvent(last);
     return err;
 }
 
@@ -34,11 +34,7 @@ static cl_int run_step_once(void *context, double *ms) {
     if (err) return err;
     if (l->step->run) return l->step->run(l->dev, l->kernel, l->geometry, l->p, l->tuning, ms);
     err = matmul_enqueue_step(l->dev, l->kernel, l->step->name, l->geometry, l->p, &done);
-    if (err) return err;
-    err = OCLT_CHECK(clWaitForEvents(1, &done));
-    if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
-    clReleaseEvent(done);
-    return err;
+    return matmul_wait_span(err, done, done, ms); /* START to END */
 }
 
 oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const matmul_step *step,

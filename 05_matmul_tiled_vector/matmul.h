@@ -163,7 +163,7 @@ int matmul_fit_simple_tiles(const oclt_device *dev, const matmul_problem *p,
 
 /* A step's launches end in matmul_wait_span: unless err is set, it waits for `last` and gives the
  * time from the start of `first` to the end of `last` (in-order queue); it releases both events
- * (either may be NULL) and returns err or the first error it met. */
+ * (either may be NULL, both may be the same one) and returns err or the first error it met. */
 cl_int matmul_wait_span(cl_int err, cl_event first, cl_event last, double *ms);
 
 /* split_k's launch (split_k.c): warp_tiled over SPLIT_K slices into a workspace, then

@@ -33,14 +33,12 @@ static tail_plan plan_tail(const matmul_problem *p, const matmul_tuning *t, size
 }
 
 /* The rows of `buffer` (row-major, `cols` floats each) from `row` on, as a sub-buffer; NULL with
- * *err = CL_SUCCESS when its origin is not aligned as the device requires. */
-static cl_mem rows_from(const oclt_device *dev, cl_mem buffer, size_t row, size_t rows, size_t cols,
+ * *err = CL_SUCCESS when its origin is not a multiple of `align` bytes, as the device requires. */
+static cl_mem rows_from(cl_mem buffer, size_t row, size_t rows, size_t cols, size_t align,
                         cl_int *err) {
-    cl_uint align_bits = 0;
-    *err = OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits,
-                                      &align_bits, NULL));
     const cl_buffer_region region = {row * cols * sizeof(float), rows * cols * sizeof(float)};
-    if (*err || align_bits == 0 || region.origin % (align_bits / 8)) return NULL;
+    *err = CL_SUCCESS;
+    if (align == 0 || region.origin % align) return NULL;
     cl_mem sub = clCreateSubBuffer(buffer, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, err);
     OCLT_CHECK_ERR(*err, "clCreateSubBuffer(rows of A or C)");
     return sub;
@@ -81,10 +79,11 @@ cl_int matmul_run_tail_split(const oclt_device *dev, cl_kernel kernel, const mat
     cl_program program = NULL;
     cl_kernel slices = NULL;
     cl_event first = NULL, split_last = NULL, whole_first = NULL, last = NULL;
-    cl_uint units = 0;
-    cl_int err = OCLT_CHECK(
-        clGetDeviceInfo(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL));
-    if (err) return err;
+    /* 0 when a query failed (printed) */
+    const cl_uint units = oclt_device_uint(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS);
+    const size_t align = oclt_device_uint(dev->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+    if (!units || !align) return CL_INVALID_DEVICE;
+    cl_int err = CL_SUCCESS;
     const tail_plan plan = plan_tail(p, t, units);
     top.m = plan.whole_rows, tail.m = p->m - plan.whole_rows;
     sliced.split_k = plan.slices;
@@ -93,9 +92,9 @@ cl_int matmul_run_tail_split(const oclt_device *dev, cl_kernel kernel, const mat
      * through overlapping sub-buffers; these two do not overlap. (Reading A through the buffer
      * and a sub-buffer is defined.) */
     tail.a_buf = tail.c_buf = top.c_buf = NULL;
-    if (plan.slices > 1 && (tail.a_buf = rows_from(dev, p->a_buf, top.m, tail.m, p->k, &err)) &&
-        (tail.c_buf = rows_from(dev, p->c_buf, top.m, tail.m, p->n, &err)))
-        top.c_buf = rows_from(dev, p->c_buf, 0, top.m, p->n, &err);
+    if (plan.slices > 1 && (tail.a_buf = rows_from(p->a_buf, top.m, tail.m, p->k, align, &err)) &&
+        (tail.c_buf = rows_from(p->c_buf, top.m, tail.m, p->n, align, &err)))
+        top.c_buf = rows_from(p->c_buf, 0, top.m, p->n, align, &err);
     if (!err) describe(p, t, plan, units, top.c_buf != NULL);
     if (!err && !top.c_buf) { /* no split, or an unaligned origin: whole_tiles on all of C */
         err = matmul_run_whole_tiles(dev, kernel, g, p, t, ms);
@@ -111,7 +110,7 @@ cl_int matmul_run_tail_split(const oclt_device *dev, cl_kernel kernel, const mat
         err = matmul_wait_span(err, first, last, ms);
     }
     if (split_last) clReleaseEvent(split_last);
-    if (whole_first) clReleaseEvent(whole_first);
+    if (whole_first && whole_first != last) clReleaseEvent(whole_first); /* last: released */
     if (slices) clReleaseKernel(slices);
     if (tail.a_buf) clReleaseMemObject(tail.a_buf);
     if (tail.c_buf) clReleaseMemObject(tail.c_buf);

@@ -31,11 +31,10 @@ cl_int matmul_enqueue_whole_tiles(const oclt_device *dev, cl_kernel kernel,
     if (!err) { /* the caller waits and releases them (the same event when one launch ran) */
         *first = whole_done ? whole_done : edges_done;
         *last = edges_done ? edges_done : whole_done;
-        clRetainEvent(*first);
-        clRetainEvent(*last);
+    } else {
+        if (whole_done) clReleaseEvent(whole_done);
+        if (edges_done) clReleaseEvent(edges_done);
     }
-    if (whole_done) clReleaseEvent(whole_done);
-    if (edges_done) clReleaseEvent(edges_done);
     if (edges) clReleaseKernel(edges); /* an enqueued kernel lives until its command is done */
     return err;
 }
