@@ -95,6 +95,11 @@ int expect_refusal(const char *what, cl_int got, cl_int expected);
 /* clReleaseMemObject on each of the count objects that is not NULL. */
 void release_mem_objects(size_t count, const cl_mem *objects);
 
+/* Releases a CL_MEM_USE_HOST_PTR buffer (or NULL) and frees its host memory, which the buffer
+ * may use until it is deleted: after the last release, once no command uses it. The buffer's
+ * destructor callback frees the memory then. */
+void release_host_backed(cl_mem buffer, void *host);
+
 /* free() on each pointer: free_all(a, b, c). Any of them may be NULL (not yet allocated when an
  * error path gets here), so the list is counted, not NULL-terminated. */
 #define free_all(...)                                                                              \

@@ -94,3 +94,19 @@ void release_mem_objects(size_t count, const cl_mem *objects) {
     for (size_t i = 0; i < count; ++i)
         if (objects[i]) clReleaseMemObject(objects[i]);
 }
+
+static void CL_CALLBACK free_host_memory(cl_mem buffer, void *host) {
+    (void)buffer;
+    free(host); /* on a runtime thread, perhaps: free() is thread-safe */
+}
+
+void release_host_backed(cl_mem buffer, void *host) {
+    if (!buffer) {
+        free(host);
+        return;
+    }
+    /* If the callback cannot be set, the memory is left allocated rather than freed under the
+     * runtime. */
+    OCLT_CHECK(clSetMemObjectDestructorCallback(buffer, free_host_memory, host));
+    clReleaseMemObject(buffer);
+}

@@ -231,7 +231,8 @@ oclt_status demo_create_flags(ch02 *c) {
 release_buffers:
     if (copy_buf) clReleaseMemObject(copy_buf);
     if (alloc_buf) clReleaseMemObject(alloc_buf);
-    if (use_buf) clReleaseMemObject(use_buf);
+    release_host_backed(use_buf, use_host); /* frees use_host once the buffer is deleted */
+    use_host = NULL;
     if (rw_buf) clReleaseMemObject(rw_buf);
     if (out_buf) clReleaseMemObject(out_buf);
     clReleaseMemObject(in_buf);

@@ -286,9 +286,10 @@ oclt_status demo_map(ch02 *c) {
         goto release;
     status = status_of(wrong);
 release:
-    release_mem_objects(2, (cl_mem[]){use_buf, alloc_buf});
+    if (alloc_buf) clReleaseMemObject(alloc_buf);
+    release_host_backed(use_buf, use_host); /* frees use_host once the buffer is deleted */
     if (kernel) clReleaseKernel(kernel);
-    free_all(input, expected, check, use_host);
+    free_all(input, expected, check);
     report_demo_n(c, "map", bytes, status, NULL);
     return status;
 }

@@ -116,12 +116,17 @@ size_t check_affine(const lesson *L, const char *what, const int32_t *x, const i
 
 cl_int trace_chain(lesson *L, const chain_events *ev, int track, const char *label) {
     const cl_event events[3] = {ev->write, ev->kernel, ev->read};
+    if (!L->profiling) return CL_SUCCESS;
+    /* Profiling counters are only available once a command is CL_COMPLETE. A blocking read
+     * promises its data has arrived, not that its event says so yet: wait for the events. */
+    cl_int err = OCLT_CHECK(clWaitForEvents(3, events));
+    if (err) return err;
     static const char *const what[3] = {"write x", "affine_map", "read y"};
     static const char glyphs[3] = {'W', 'K', 'R'};
     for (int i = 0; i < 3; ++i) {
         char name[40];
         snprintf(name, sizeof name, "%s%s", what[i], label);
-        cl_int err = lesson_trace(L, events[i], track, name, glyphs[i]);
+        err = lesson_trace(L, events[i], track, name, glyphs[i]);
         if (err) return err;
     }
     return CL_SUCCESS;

@@ -198,7 +198,8 @@ release:
 
 /* ---- callbacks: being told instead of asking ---------------------------------------------
  * clSetEventCallback registers a function that the runtime calls, on a thread of its own,
- * when the command reaches a state (CL_COMPLETE; CL_SUBMITTED and CL_RUNNING too since 2.0).
+ * when the command reaches a state (CL_COMPLETE; CL_SUBMITTED and CL_RUNNING too since 1.2),
+ * and tells it that state (or a negative error code if the command was terminated).
  * A callback must be short and must not block on OpenCL (no clFinish, no blocking calls):
  * here it only records what it was told, through atomics, and the host thread looks. Note
  * that clWaitForEvents may return before the callback has run: wait for the callback itself. */
@@ -258,8 +259,8 @@ void scenario_callbacks(lesson *L) {
                              {"read y", ev.read, CL_COMPLETE},
                              {"affine_map", ev.kernel, CL_SUBMITTED},
                              {"affine_map", ev.kernel, CL_RUNNING}};
-    /* CL_SUBMITTED and CL_RUNNING callbacks are OpenCL 2.0. */
-    int wanted_count = L->dev->platform_version >= 200 ? 5 : 3;
+    /* CL_SUBMITTED and CL_RUNNING callbacks are OpenCL 1.2 (1.1 has CL_COMPLETE only). */
+    int wanted_count = L->dev->platform_version >= 120 ? 5 : 3;
     for (int i = 0; i < wanted_count; ++i) {
         callback_record *r = &records[record_count];
         r->command = wanted[i].command;
@@ -294,8 +295,14 @@ void scenario_callbacks(lesson *L) {
         printf("      %-10s callback for %-12s ran %d time(s), #%d in order, told %s\n", r->command,
                oclt_execution_status_name(r->wanted), calls, atomic_load(&r->order),
                calls ? oclt_execution_status_name(told) : "-");
-        /* Called once, with the state it was registered for or a later one. */
-        if (calls != 1 || told > r->wanted || told < 0) {
+        /* Called once, with the state it was registered for (nothing was terminated). A later
+         * state is a deviation, noted rather than failed: Oclgrind 21.10 tells its CL_SUBMITTED
+         * and CL_RUNNING callbacks CL_COMPLETE. */
+        if (calls == 1 && told >= 0 && told < r->wanted) {
+            printf("      NOTE: told %s, not %s as the specification says: a quirk of this "
+                   "runtime\n",
+                   oclt_execution_status_name(told), oclt_execution_status_name(r->wanted));
+        } else if (calls != 1 || told != r->wanted) {
             fprintf(stderr, "  the %s callback of %s: %d call(s), status %d\n",
                     oclt_execution_status_name(r->wanted), r->command, calls, (int)told);
             ++failures;
@@ -315,10 +322,11 @@ void scenario_callbacks(lesson *L) {
     printf("    CL_EVENT_REFERENCE_COUNT of the kernel's event: %u, after clRetainEvent %u, after "
            "clReleaseEvent %u\n",
            before, retained, released);
-    /* What holds on every conformant runtime, whose own references may go at any moment: while
-     * we hold two references the count is at least 2, after our release at least 1, and a
-     * release never raises it. (On a quiet runtime: before + 1, then before.) */
-    if (retained < 2 || released < 1 || released >= retained || retained > before + 1) {
+    /* The count is stale as soon as it is read (the runtime may take or drop references of its
+     * own at any moment), so only what our own references promise is checked: while we hold
+     * two the count is at least 2, after our release at least 1. (On a quiet runtime: before +
+     * 1, then before.) */
+    if (retained < 2 || released < 1) {
         fprintf(stderr, "  the reference count did not follow retain/release\n");
         ++failures;
     }
