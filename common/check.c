@@ -78,6 +78,10 @@ void oclt_fill_double_whole(oclt_rng *rng, double *x, size_t n, int32_t lo, int3
     for (size_t i = 0; i < n; ++i) x[i] = (double)oclt_rng_int(rng, lo, hi);
 }
 
+int oclt_sum_check_too_weak(double tolerance, double sum_abs) {
+    return tolerance >= sum_abs / 8.0;
+}
+
 double oclt_whole_sum_tolerance(int significand_bits, size_t chain, double sum_abs) {
     const double exact_limit = ldexp(1.0, significand_bits);
     if (sum_abs < exact_limit) return 0.0;
