@@ -1,6 +1,8 @@
 /* Chapter 04: the sum of n elements, from the naive tree (reduce0) to one launch at the speed of
  * memory (reduce7). reduce0..reduce6 follow Mark Harris, "Optimizing Parallel Reduction in
- * CUDA"; every kernel here is correct on every OpenCL device (no lock-step assumed).
+ * CUDA"; no kernel here assumes lock-step, and every one but reduce7 relies on nothing the
+ * OpenCL 1.2 specification leaves open (reduce7's 1.2 path relies on the order of a fence and
+ * an atomic, which 1.2 does not promise: see reduce7).
  *
  * reduce0..reduce6 turn n inputs into one partial sum per work-group; the host launches the
  * same kernel again on the partials until one value is left (a "pass"). reduce7 does it all in

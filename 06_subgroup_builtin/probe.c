@@ -218,7 +218,7 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
     } else {
         snprintf(p->why, sizeof p->why, "%s",
                  caps->khr_subgroups
-                     ? "has cl_khr_subgroups, but its built-ins need OpenCL C 2.0 or 3.0"
+                     ? "has cl_khr_subgroups with OpenCL C 1.x only (Clang offers its built-ins from OpenCL C 2.0)"
                      : "neither OpenCL C 3.0 with __opencl_c_subgroups nor cl_khr_subgroups");
     }
 
