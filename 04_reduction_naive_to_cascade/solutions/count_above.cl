@@ -1,6 +1,7 @@
-/* Exercise 1 of chapter 04, worked solution: how many elements are above a threshold, reduce6
- * with a predicate. One line changes from reduce6's loads: a work-item adds (in[i] > threshold)
- * instead of in[i]; the tree is the same sum. -DBLOCK_SIZE is the launched group size. */
+/* Exercise 1 of chapter 04, worked solution: how many elements are above a threshold. The shape
+ * of reduce6's first pass, kept plain (scalar loads, no VEC or UNROLL): a grid-stride loop in
+ * which a work-item adds (in[i] > threshold) instead of in[i], then the same tree, a sum. The
+ * host adds the groups' counts. -DBLOCK_SIZE is the launched group size. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 count_above(__global const int *in, __global int *out, uint n, int threshold) {
     __local int s[BLOCK_SIZE];
