@@ -1,7 +1,7 @@
-/* Exercise 1 of chapter 04, worked solution: count the elements above a threshold with a kernel
- * in the shape of reduce6's first pass plus a predicate (count_above.cl): GROUPS groups leave one count each, the host adds
- * them. The counts are ints, so the check against the CPU is exact, and a lost group changes
- * the count by about n / GROUPS * 3/4. */
+/* Exercise 1 of chapter 04, worked solution: count the elements above a threshold with a kernel in
+ * the shape of reduce6's first pass plus a predicate (count_above.cl): GROUPS groups leave one
+ * count each, the host adds them. The counts are ints, so the check against the CPU is exact, and
+ * a lost group changes the count by about n / GROUPS * 3/4. */
 #include "solution.h"
 
 #include <stdint.h>
