@@ -314,7 +314,9 @@ static void print_setup(const oclt_options *opt, const capabilities *caps, const
            tune->blocked ? "blocked" : "interleaved", tune->vec, tune->unroll, tune->groups_per_cu,
            geo->max_groups, compute_units);
     printf("  reduce7  %s\n\n", caps->c11_atomics ? "acq_rel atomic ticket (OpenCL C 2.0+ atomics)"
-                                                  : "mem_fence + atomic_inc ticket (OpenCL 1.2)");
+                                : caps->reduce7_fence
+                                    ? "GPU-scope fence (PTX membar.gl) + atomic_inc ticket (NVIDIA)"
+                                    : "not built: no order between work-groups on this device");
 }
 
 int main(int argc, char **argv) {

@@ -6,22 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has_c_feature(const oclt_device *dev, const char *name) {
-    size_t size = 0;
-    if (dev->device_version < 300 ||
-        clGetDeviceInfo(dev->device, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &size) != CL_SUCCESS ||
-        size == 0)
-        return 0;
-    cl_name_version *features = malloc(size);
-    int found = 0;
-    if (features && clGetDeviceInfo(dev->device, CL_DEVICE_OPENCL_C_FEATURES, size, features,
-                                    NULL) == CL_SUCCESS)
-        for (size_t i = 0; i < size / sizeof *features; ++i)
-            if (strcmp(features[i].name, name) == 0) found = 1;
-    free(features);
-    return found;
-}
-
 /* OpenCL C 2.x has sub-groups through cl_khr_subgroups and acquire/release atomics at device
  * scope built in; OpenCL C 3.0 makes both optional features. Sub-group queries on the host are
  * core from OpenCL 2.1. */
@@ -29,18 +13,21 @@ void probe_capabilities(const oclt_device *dev, int type, capabilities *caps) {
     const int c = dev->c_version;
     memset(caps, 0, sizeof *caps);
     caps->fp64 = oclt_device_has_extension(dev->device, "cl_khr_fp64") ||
-                 has_c_feature(dev, "__opencl_c_fp64");
+                 oclt_device_has_c_feature(dev, "__opencl_c_fp64");
     caps->nvidia = strstr(dev->platform_name, "NVIDIA") != NULL;
     caps->sub_groups =
         dev->platform_version >= 210 && dev->device_version >= 210 &&
-        ((c >= 300 && has_c_feature(dev, "__opencl_c_subgroups")) ||
+        ((c >= 300 && oclt_device_has_c_feature(dev, "__opencl_c_subgroups")) ||
          (c >= 200 && c < 300 && oclt_device_has_extension(dev->device, "cl_khr_subgroups")));
-    caps->c11_atomics = (c >= 200 && c < 300) ||
-                        (c >= 300 && has_c_feature(dev, "__opencl_c_atomic_order_acq_rel") &&
-                         has_c_feature(dev, "__opencl_c_atomic_scope_device"));
-    /* reduce7 on OpenCL 1.2 moves a double partial with 64-bit atomics */
-    caps->reduce7 = type != TYPE_DOUBLE || caps->c11_atomics ||
-                    oclt_device_has_extension(dev->device, "cl_khr_int64_base_atomics");
+    /* reduce7 needs an order between work-groups: device-scope acquire/release (C11 atomics),
+     * or NVIDIA's GPU-scope fence in inline PTX; OpenCL 1.2 itself promises none. Without C11
+     * atomics a double partial moves with 64-bit atomics. */
+    const oclt_group_order order = oclt_device_group_order(dev);
+    caps->c11_atomics = order == OCLT_GROUP_ORDER_C11;
+    caps->reduce7_fence = order == OCLT_GROUP_ORDER_NVIDIA;
+    caps->reduce7 = (caps->c11_atomics || caps->reduce7_fence) &&
+                    (type != TYPE_DOUBLE || caps->c11_atomics ||
+                     oclt_device_has_extension(dev->device, "cl_khr_int64_base_atomics"));
     if (caps->sub_groups || caps->c11_atomics)
         caps->cl_std = c >= 300 ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
 }
@@ -55,15 +42,17 @@ cl_program build_reduce_program(const oclt_device *dev, const capabilities *caps
         snprintf(vector, sizeof vector, "%s", type_names[type]);
     else
         snprintf(vector, sizeof vector, "%s%u", type_names[type], tune->vec);
-    snprintf(
-        options, sizeof options,
-        "-DT=%s -DIDENTITY=%s -DBLOCK_SIZE=%zu -DTV=%s -DVEC=%u -DUNROLL=%u -DBLOCKED=%d%s%s%s%s%s "
-        "%s",
-        type_names[type], identities[type], local, vector, tune->vec, tune->unroll, tune->blocked,
-        type == TYPE_DOUBLE ? " -DUSE_FP64" : "", caps->c11_atomics ? " -DC11_ATOMICS" : "",
-        caps->nvidia && local >= 32 ? " -DNVIDIA_WARP_SYNC" : "",
-        caps->sub_groups ? " -DSUB_GROUPS" : "", caps->reduce7 ? "" : " -DWITHOUT_REDUCE7",
-        caps->cl_std ? caps->cl_std : "");
+    snprintf(options, sizeof options,
+             "-DT=%s -DIDENTITY=%s -DBLOCK_SIZE=%zu -DTV=%s -DVEC=%u -DUNROLL=%u "
+             "-DBLOCKED=%d%s%s%s%s%s%s "
+             "%s",
+             type_names[type], identities[type], local, vector, tune->vec, tune->unroll,
+             tune->blocked, type == TYPE_DOUBLE ? " -DUSE_FP64" : "",
+             caps->c11_atomics ? " -DC11_ATOMICS" : "",
+             caps->reduce7_fence ? " -DNVIDIA_GPU_FENCE" : "",
+             caps->nvidia && local >= 32 ? " -DNVIDIA_WARP_SYNC" : "",
+             caps->sub_groups ? " -DSUB_GROUPS" : "", caps->reduce7 ? "" : " -DWITHOUT_REDUCE7",
+             caps->cl_std ? caps->cl_std : "");
     return oclt_build_file(dev->context, dev->device, "reduce.cl", options);
 }
 
@@ -87,8 +76,12 @@ static int sub_group_shape(const oclt_device *dev, cl_program program, size_t lo
 
 const char *variant_unavailable(const oclt_device *dev, const capabilities *caps,
                                 cl_program program, int v, size_t local) {
+    if (v == REDUCE7 && !caps->c11_atomics && !caps->reduce7_fence)
+        return "needs an order between work-groups: OpenCL C 2.0 atomics, or 3.0 with "
+               "__opencl_c_atomic_order_acq_rel and __opencl_c_atomic_scope_device (or NVIDIA's "
+               "GPU-scope fence); OpenCL 1.2 promises none";
     if (v == REDUCE7 && !caps->reduce7)
-        return "double on an OpenCL 1.2 device needs cl_khr_int64_base_atomics for the partials";
+        return "double without C11 atomics needs cl_khr_int64_base_atomics for the partials";
     if (v == REDUCE4_RACY && local < 64)
         return "the classic tail reads s[lid + 32]: needs --local >= 64";
     if (v == REDUCE6_WARP && !caps->nvidia)

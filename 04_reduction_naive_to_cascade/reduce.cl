@@ -1,8 +1,7 @@
 /* Chapter 04: the sum of n elements, from the naive tree (reduce0) to one launch at the speed of
  * memory (reduce7). reduce0..reduce6 follow Mark Harris, "Optimizing Parallel Reduction in
- * CUDA"; no kernel here assumes lock-step, and every one but reduce7 relies on nothing the
- * OpenCL 1.2 specification leaves open (reduce7's 1.2 path relies on the order of a fence and
- * an atomic, which 1.2 does not promise: see reduce7).
+ * CUDA"; no kernel here assumes lock-step or an order between work-groups that its build does
+ * not define (reduce7 is built only where one is: see reduce7).
  *
  * reduce0..reduce6 turn n inputs into one partial sum per work-group; the host launches the
  * same kernel again on the partials until one value is left (a "pass"). reduce7 does it all in
@@ -21,9 +20,12 @@
  *   BLOCKED      their order: 1 each work-item sums one contiguous chunk (CPUs), 0 the
  *                work-items of a group read consecutive vectors, a grid apart (GPUs).
  *   C11_ATOMICS  reduce7 uses OpenCL C 2.0 acquire/release atomics and plain partials (built
- *                with -cl-std=CL2.0 or CL3.0); without it, the OpenCL 1.2 fence, atomic_inc
- *                and atomic partials.
- *   WITHOUT_REDUCE7  leaves reduce7 out (double on OpenCL 1.2 without 64-bit atomics).
+ *                with -cl-std=CL2.0 or CL3.0).
+ *   NVIDIA_GPU_FENCE  (NVIDIA only, without C11_ATOMICS) reduce7 orders its partials with a
+ *                GPU-scope fence in inline PTX, atomic_inc and atomic partials.
+ *   WITHOUT_REDUCE7  leaves reduce7 out: neither of the two above (OpenCL 1.2 itself orders
+ *                nothing between work-groups), or a double partial on 1.x without 64-bit
+ *                atomics.
  *   NVIDIA_WARP_SYNC, SUB_GROUPS  compile the advanced variants reduce6_warp (inline PTX) and
  *                reduce6_subgroup (cl_khr_subgroups or OpenCL C 3.0 sub-groups) where they exist.
  */
@@ -283,13 +285,13 @@ reduce6(__global const T *restrict in, __global T *restrict out, uint n) {
 
 /* ---- reduce7: one launch, the last group adds the partials ---------------------------------- */
 
-#ifndef WITHOUT_REDUCE7 /* set by the host for double on 1.2 without 64-bit atomics */
+#ifndef WITHOUT_REDUCE7 /* set by the host where no order between work-groups is defined */
 /* How a partial crosses from one group to another. With C11_ATOMICS (OpenCL C 2.0+), as plain
  * memory: the ticket's release (after the store) and acquire (before the loads) order the two,
- * so they do not race. OpenCL 1.2 has no release or acquire, and a plain store in one group with
- * a plain load in another is a data race (Oclgrind reports it); it has no atomic load or store
- * either, so there the partials travel as bits: atomic_xchg writes, atomic_or(p, 0) reads (for
- * double, atom_xchg and atom_add(p, 0) of cl_khr_int64_base_atomics: its 64-bit atom_or is in
+ * so they do not race. OpenCL 1.x atomics have no release or acquire, and a plain store in one
+ * group with a plain load in another is a data race; they have no atomic load or store either,
+ * so on the NVIDIA_GPU_FENCE path the partials travel as bits: atomic_xchg writes,
+ * atomic_or(p, 0) reads (for double, atom_xchg and atom_add(p, 0) of cl_khr_int64_base_atomics: its 64-bit atom_or is in
  * cl_khr_int64_extended_atomics, which a device may lack). */
 #ifndef C11_ATOMICS
 #ifdef USE_FP64
@@ -332,6 +334,13 @@ T read_partial(__global T *slot) {
 #endif
 }
 
+/* NVIDIA only: a fence at GPU scope (see reduce7). */
+#ifdef NVIDIA_GPU_FENCE
+void gpu_fence(void) {
+    __asm__ volatile("membar.gl;" ::: "memory");
+}
+#endif
+
 /* Changed: no second launch. Each group publishes its partial, then work-item 0 takes a ticket
  * from a global counter; the group that draws the last ticket knows every other partial is
  * published, sums them with the same tree, writes out[0] and resets the counter for the next
@@ -345,13 +354,14 @@ T read_partial(__global T *slot) {
  *   group's acquire act on one atomic object, so every store happens-before work-item 0 of the
  *   last group passes its ticket. The barrier after it, at memory_scope_device for global
  *   memory, hands that on to the group's other work-items, all at device scope.
- *   OpenCL 1.2: "there are no guarantees of memory consistency between different work-groups
- *   executing a kernel" (OpenCL 3.0 API spec 3.3.4; 3.3.1 in 1.2). mem_fence(CLK_GLOBAL_MEM_FENCE)
- *   orders this work-item's publish before its atomic_inc ("committed to memory"), and the atomic
- *   reads go to memory, not to a stale cache. This is CUDA's threadFenceReduction (__threadfence);
- *   it works where a global fence makes a store visible device-wide (NVIDIA, AMD, CPUs), but the
- *   1.2 specification does not promise it, and OpenCL 2.0 defines mem_fence as a work-group-scope
- *   fence: docs/04. */
+ *   NVIDIA_GPU_FENCE (advanced, NVIDIA only; its portable twin is the C11_ATOMICS path):
+ *   OpenCL 1.2 has "no guarantees of memory consistency between different work-groups executing
+ *   a kernel" (OpenCL 3.0 API spec 3.3.4; 3.3.1 in 1.2), and NVIDIA's driver compiles
+ *   mem_fence(CLK_GLOBAL_MEM_FENCE) to membar.cta, a fence for one work-group. PTX's membar.gl
+ *   is a fence at GPU scope (fence.sc.gpu in NVIDIA's memory model): fence, then the ticket's
+ *   atomic is a release pattern in that model, and the ticket's atomic, then a fence, an
+ *   acquire pattern. This is CUDA's threadFenceReduction with __threadfence. Elsewhere, without
+ *   C11_ATOMICS, the host leaves reduce7 out: docs/04. */
 __kernel __attribute__((reqd_work_group_size(BLOCK_SIZE, 1, 1))) void
 reduce7(__global const T *restrict in, __global T *restrict out, uint n, __global T *partials,
         __global uint *tickets) {
@@ -370,8 +380,9 @@ reduce7(__global const T *restrict in, __global T *restrict out, uint n, __globa
         uint ticket = atomic_fetch_add_explicit((volatile __global atomic_uint *)tickets, 1u,
                                                 memory_order_acq_rel, memory_scope_device);
 #else
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        gpu_fence(); /* the release: the partial before the ticket */
         uint ticket = atomic_inc(tickets);
+        gpu_fence(); /* the acquire: the ticket before the partials this group may read */
 #endif
         is_last = ticket == groups - 1;
     }

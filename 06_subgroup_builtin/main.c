@@ -110,6 +110,8 @@ static int build_variants(lesson *L) {
                      p->width);
         if (v == NV_WARP_SHUFFLE)
             snprintf(p->options + used, sizeof p->options - (size_t)used, " -D USE_NV_SHUFFLE");
+        if (p->gpu_fence)
+            snprintf(p->options + used, sizeof p->options - (size_t)used, " -D NVIDIA_GPU_FENCE");
         p->program = oclt_build_source(L->dev.context, L->dev.device, L->source,
                                        "subgroup_reduce.cl", p->options);
         p->kernel = p->program ? oclt_create_kernel(p->program, kernel_names[v]) : NULL;

@@ -179,15 +179,22 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
     p->usable = 1;
     snprintf(p->why, sizeof p->why, "local memory and barriers: every OpenCL device");
 
-    /* 32-bit global atomics are core from OpenCL 1.1. Built with the newest OpenCL C the
-     * device lists, so that 2.0+ compilers get the release/acquire fences. */
+    /* The last group reads the others' partials: that needs an order between work-groups,
+     * which OpenCL 1.2 does not give (common/device.h: oclt_device_group_order). Built with the
+     * newest OpenCL C the device lists, so that a compiler with device-scope atomics uses them. */
     p = &plans[SINGLE_PASS];
-    p->usable = 1;
+    const oclt_group_order order = oclt_device_group_order(dev);
+    p->usable = order != OCLT_GROUP_ORDER_NONE;
+    p->gpu_fence = order == OCLT_GROUP_ORDER_NVIDIA;
     if (lists_c_version(caps, 300))
         snprintf(p->std, sizeof p->std, "-cl-std=CL3.0");
     else if (lists_c_version(caps, 200))
         snprintf(p->std, sizeof p->std, "-cl-std=CL2.0");
-    snprintf(p->why, sizeof p->why, "global atomics (OpenCL 1.1): every OpenCL device");
+    snprintf(p->why, sizeof p->why, "%s",
+             order == OCLT_GROUP_ORDER_C11 ? "device-scope acquire/release atomics"
+             : p->gpu_fence ? "NVIDIA: a GPU-scope fence (PTX membar.gl) around 1.x atomics"
+                            : "no order between work-groups: needs OpenCL C 2.0 atomics, or 3.0 "
+                              "with device-scope acquire/release (OpenCL 1.2 promises none)");
 
     p = &plans[WORK_GROUP_REDUCE];
     if (lists_c_version(caps, 300) && caps->feature_collectives && caps->api_collectives != 0) {
@@ -218,7 +225,8 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
     } else {
         snprintf(p->why, sizeof p->why, "%s",
                  caps->khr_subgroups
-                     ? "has cl_khr_subgroups with OpenCL C 1.x only (Clang offers its built-ins from OpenCL C 2.0)"
+                     ? "has cl_khr_subgroups with OpenCL C 1.x only (Clang offers its built-ins "
+                       "from OpenCL C 2.0)"
                      : "neither OpenCL C 3.0 with __opencl_c_subgroups nor cl_khr_subgroups");
     }
 

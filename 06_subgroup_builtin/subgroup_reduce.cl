@@ -121,7 +121,7 @@ reduce_local_tree(__global const T *restrict in, __global T *restrict partial, c
 }
 #endif
 
-/* ---- 2. single_pass: the same tree, one launch (OpenCL 1.1 atomics) ---------------------- */
+/* ---- 2. single_pass: the same tree, one launch (an order between work-groups) ------------ */
 
 /* Changed from local_tree: after storing its partial, each work-group takes a ticket from a
  * global counter; the group that draws the last ticket adds up all partials and resets the
@@ -129,16 +129,16 @@ reduce_local_tree(__global const T *restrict in, __global T *restrict partial, c
  * n; it costs one atomic per work-group and a serial fold of the partials by one group. */
 #ifdef VARIANT_SINGLE_PASS
 /* Before taking the ticket, a group's partial must be visible to the group that draws the
- * last one. The memory model of OpenCL C 2.0 (and 3.0 with device scope) says how: a release
- * fence before the ticket and an acquire fence after it, both at device scope, synchronise
- * through the ticket when the ticket itself is an atomic at device scope (the 1.x atomic_inc
- * is relaxed at work-group scope in that model, which links no two groups). OpenCL 1.2 has
- * only mem_fence, which orders one work-item's own loads and stores and promises nothing
- * across work-groups; so the partials are also stored and loaded with atomics, which 1.2 does
- * make atomic across work-groups (no torn or half-written value). The order of the two
- * atomics is still not promised by 1.2: the devices this chapter runs on keep it, as CUDA's
- * threadFenceReduction sample relies on with __threadfence. */
-#if defined(__opencl_c_atomic_scope_device) ||                                                     \
+ * last one. The memory model of OpenCL C 2.0 (and 3.0 with device-scope acquire/release) says
+ * how: a release fence before the ticket and an acquire fence after it, both at device scope,
+ * synchronise through the ticket when the ticket itself is an atomic at device scope (the 1.x
+ * atomic_inc is relaxed at work-group scope in that model, which links no two groups). OpenCL
+ * 1.2 promises nothing across work-groups: its mem_fence orders one work-item's own loads and
+ * stores (NVIDIA compiles it to membar.cta, a fence for one work-group), so the host builds
+ * single_pass there only on NVIDIA, with NVIDIA_GPU_FENCE: PTX's membar.gl, a fence at GPU
+ * scope in NVIDIA's memory model (CUDA's __threadfence), and partials stored and loaded with
+ * atomics (no torn value, no data race). */
+#if (defined(__opencl_c_atomic_scope_device) && defined(__opencl_c_atomic_order_acq_rel)) ||       \
     (__OPENCL_C_VERSION__ >= 200 && __OPENCL_C_VERSION__ < 300)
 uint take_ticket(volatile __global uint *ticket) {
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_release, memory_scope_device);
@@ -151,14 +151,16 @@ uint take_ticket(volatile __global uint *ticket) {
  * the barrier hands that on, at device scope for global memory. */
 #define BARRIER_AFTER_TICKET()                                                                     \
     work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_device)
-#else
+#elif defined(NVIDIA_GPU_FENCE) /* advanced, NVIDIA only; the twin is the path above */
 uint take_ticket(volatile __global uint *ticket) {
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    __asm__ volatile("membar.gl;" ::: "memory"); /* the release: the partial before the ticket */
     const uint drawn = atomic_inc(ticket);
-    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    __asm__ volatile("membar.gl;" ::: "memory"); /* the acquire: the ticket before the reads */
     return drawn;
 }
 #define BARRIER_AFTER_TICKET() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+#else
+#error "single_pass needs an order between work-groups (the host does not build it here)"
 #endif
 
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void

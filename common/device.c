@@ -388,3 +388,29 @@ int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ul
     }
     return 0;
 }
+
+int oclt_device_has_c_feature(const oclt_device *dev, const char *name) {
+    size_t size = 0;
+    if (dev->device_version < 300 ||
+        clGetDeviceInfo(dev->device, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &size) != CL_SUCCESS ||
+        size == 0)
+        return 0;
+    cl_name_version *features = malloc(size);
+    int found = 0;
+    if (features && clGetDeviceInfo(dev->device, CL_DEVICE_OPENCL_C_FEATURES, size, features,
+                                    NULL) == CL_SUCCESS)
+        for (size_t i = 0; i < size / sizeof *features; ++i)
+            if (strcmp(features[i].name, name) == 0) found = 1;
+    free(features);
+    return found;
+}
+
+oclt_group_order oclt_device_group_order(const oclt_device *dev) {
+    const int c = dev->c_version;
+    if ((c >= 200 && c < 300) ||
+        (c >= 300 && oclt_device_has_c_feature(dev, "__opencl_c_atomic_order_acq_rel") &&
+         oclt_device_has_c_feature(dev, "__opencl_c_atomic_scope_device")))
+        return OCLT_GROUP_ORDER_C11;
+    if (strstr(dev->platform_name, "NVIDIA")) return OCLT_GROUP_ORDER_NVIDIA;
+    return OCLT_GROUP_ORDER_NONE;
+}

@@ -63,6 +63,25 @@ cl_ulong oclt_device_ulong(cl_device_id device, cl_device_info param); /* cl_ulo
 size_t oclt_device_size(cl_device_id device, cl_device_info param);    /* size_t params */
 cl_uint oclt_device_uint(cl_device_id device, cl_device_info param);   /* cl_uint/bool params */
 int oclt_device_has_extension(cl_device_id device, const char *name);
+/* 1 when an OpenCL 3.0 device lists the OpenCL C feature `name` (CL_DEVICE_OPENCL_C_FEATURES). */
+int oclt_device_has_c_feature(const oclt_device *dev, const char *name);
+
+/* How one work-group can read, in the same launch, what other work-groups wrote before they
+ * took an atomic ticket (the "last group" of chapters 04 and 06). OpenCL 1.2 gives "no
+ * guarantees of memory consistency between different work-groups executing a kernel", so a
+ * kernel needs one of:
+ *   OCLT_GROUP_ORDER_C11     release/acquire atomics at device scope: OpenCL C 2.x, or 3.0
+ *                            with __opencl_c_atomic_order_acq_rel and
+ *                            __opencl_c_atomic_scope_device (build with that -cl-std);
+ *   OCLT_GROUP_ORDER_NVIDIA  NVIDIA's platform: a GPU-scope fence in inline PTX (membar.gl)
+ *                            around 1.x atomics, by NVIDIA's memory model;
+ *   OCLT_GROUP_ORDER_NONE    neither: the kernel is not offered. */
+typedef enum {
+    OCLT_GROUP_ORDER_NONE,
+    OCLT_GROUP_ORDER_C11,
+    OCLT_GROUP_ORDER_NVIDIA
+} oclt_group_order;
+oclt_group_order oclt_device_group_order(const oclt_device *dev);
 
 /* a * b, or the largest cl_ulong when the product overflows (so that limit checks fail safely). */
 cl_ulong oclt_mul_size(cl_ulong a, cl_ulong b);

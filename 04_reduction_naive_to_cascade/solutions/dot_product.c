@@ -33,7 +33,7 @@ static oclt_status run_twice(const solution *s, cl_kernel kernel, cl_mem out, do
 
 int main(int argc, char **argv) {
     solution s;
-    int rc = solution_setup(&s, argc, argv, name, summary, 100003, "dot_product.cl", LOCAL);
+    int rc = solution_setup(&s, argc, argv, name, summary, 100003, "dot_product.cl", LOCAL, 1);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = s.opt.size[0];
     if (n * 64 >= (1u << 24)) {

@@ -1,7 +1,10 @@
 /* Exercise 2 of chapter 04, worked solution: a dot product in one launch. reduce7's pattern with
  * the multiply fused into the loads: each work-item sums a[i] * b[i] over a grid-stride loop, the
  * group's tree gives a partial, and the group that takes the last ticket adds the partials.
- * OpenCL 1.2 form (mem_fence + atomic_inc; partials as bits through atomic_xchg / atomic_or).
+ * The host builds one of reduce7's two orders between groups (and skips a device with neither):
+ *   C11_ATOMICS       plain partials, an acq_rel ticket at device scope (OpenCL C 2.0+);
+ *   NVIDIA_GPU_FENCE  partials as bits through atomic_xchg / atomic_or, a GPU-scope fence (PTX
+ *                     membar.gl) before and after the ticket (NVIDIA only).
  * -DBLOCK_SIZE is the launched group size (a power of two). */
 float group_sum(__local float *s, float v) {
     const uint lid = get_local_id(0);
@@ -24,14 +27,31 @@ dot_product(__global const float *a, __global const float *b, __global float *ou
     for (uint i = get_global_id(0); i < n; i += get_global_size(0)) v += a[i] * b[i];
     v = group_sum(s, v);
     if (lid == 0) {
+#ifdef C11_ATOMICS
+        partials[get_group_id(0)] = as_uint(v);
+        is_last = atomic_fetch_add_explicit((volatile __global atomic_uint *)tickets, 1u,
+                                            memory_order_acq_rel, memory_scope_device) ==
+                  groups - 1;
+#else
         atomic_xchg(&partials[get_group_id(0)], as_uint(v));
-        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        __asm__ volatile("membar.gl;" ::: "memory");
         is_last = atomic_inc(tickets) == groups - 1;
+        __asm__ volatile("membar.gl;" ::: "memory");
+#endif
     }
+#ifdef C11_ATOMICS
+    work_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE, memory_scope_device);
+#else
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#endif
     if (is_last) {
         float w = 0.0f;
-        for (uint g = lid; g < groups; g += BLOCK_SIZE) w += as_float(atomic_or(&partials[g], 0u));
+        for (uint g = lid; g < groups; g += BLOCK_SIZE)
+#ifdef C11_ATOMICS
+            w += as_float(partials[g]);
+#else
+            w += as_float(atomic_or(&partials[g], 0u));
+#endif
         w = group_sum(s, w);
         if (lid == 0) {
             out[0] = w;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 int solution_setup(solution *s, int argc, char **argv, const char *name, const char *summary,
-                   size_t default_size, const char *file, size_t local) {
+                   size_t default_size, const char *file, size_t local, int group_order) {
     s->spec = (oclt_cli_spec){.chapter = name,
                               .summary = summary,
                               .size_kind = OCLT_SIZE_COUNT,
@@ -22,8 +22,22 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
         oclt_close_device(&s->dev);
         return OCLT_EXIT_SKIP;
     }
-    char options[64];
-    snprintf(options, sizeof options, "-DBLOCK_SIZE=%zu", local);
+    const oclt_group_order order = group_order ? oclt_device_group_order(&s->dev) : 0;
+    if (group_order && order == OCLT_GROUP_ORDER_NONE) {
+        printf("%s: SKIP: no order between work-groups on %s (needs OpenCL C 2.0 atomics, or 3.0 "
+               "with device-scope acquire/release, or NVIDIA's GPU-scope fence)\n",
+               name, s->dev.device_name);
+        oclt_close_device(&s->dev);
+        return OCLT_EXIT_SKIP;
+    }
+    char options[128];
+    snprintf(options, sizeof options, "-DBLOCK_SIZE=%zu%s%s", local,
+             order == OCLT_GROUP_ORDER_C11      ? " -DC11_ATOMICS"
+             : order == OCLT_GROUP_ORDER_NVIDIA ? " -DNVIDIA_GPU_FENCE"
+                                                : "",
+             order != OCLT_GROUP_ORDER_C11 ? ""
+             : s->dev.c_version >= 300     ? " -cl-std=CL3.0"
+                                           : " -cl-std=CL2.0");
     s->program = oclt_build_file(s->dev.context, s->dev.device, file, options);
     if (!s->program) {
         oclt_close_device(&s->dev);

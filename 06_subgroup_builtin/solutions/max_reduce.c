@@ -1,7 +1,8 @@
 /* Chapter 06, exercise 1 (worked solution): max instead of sum or min. The kernels do not
  * change; only the operation written in front of them does: fmax, the identity -INFINITY,
- * work_group_reduce_max. single_pass runs on every device; work_group_reduce where the device
- * has work-group collectives (else SKIP with the reason, as in the chapter). The inputs are
+ * work_group_reduce_max. single_pass runs where the device orders work-groups (device-scope
+ * atomics, or NVIDIA's fence) and work_group_reduce where it has work-group collectives (else
+ * SKIP with the reason, as in the chapter). The inputs are
  * all negative, so an identity of 0 instead of -INFINITY would give 0 and fail, and the largest
  * is the last element, which an off-by-one bound would lose. */
 #include "../ch06.h"
@@ -75,8 +76,9 @@ int main(int argc, char **argv) {
         }
         char options[256];
         snprintf(options, sizeof options,
-                 "%s -D %s -D LOCAL_SIZE=%zu -D VEC=4 -D UNROLL=1 -D BLOCKED=0", plans[v].std,
-                 v == SINGLE_PASS ? "VARIANT_SINGLE_PASS" : "VARIANT_WORK_GROUP_REDUCE", local);
+                 "%s -D %s -D LOCAL_SIZE=%zu -D VEC=4 -D UNROLL=1 -D BLOCKED=0%s", plans[v].std,
+                 v == SINGLE_PASS ? "VARIANT_SINGLE_PASS" : "VARIANT_WORK_GROUP_REDUCE", local,
+                 plans[v].gpu_fence ? " -D NVIDIA_GPU_FENCE" : "");
         cl_program program = NULL;
         cl_kernel kernel = solution_kernel(
             &dev, source, options, v == SINGLE_PASS ? "reduce_single_pass" : "reduce_work_group",
