@@ -19,6 +19,7 @@ missing.
 """
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,7 +88,9 @@ def main():
         if "building " in output and " failed:" in output:
             print("INVALID MUTANT: it does not build")
             return 1
-        check_failed = run.returncode == 1 and "FAIL" in output
+        # A result line's status column: " FAIL" as a word (not CL_BUILD_PROGRAM_FAILURE, which
+        # a chapter may print while it is working as intended).
+        check_failed = run.returncode == 1 and re.search(r"\sFAIL(\s|$)", output) is not None
         reported = args.oracle == "oclgrind" and os.path.exists(log) and os.path.getsize(log) > 0
         if reported:
             with open(log, encoding="utf-8", errors="replace") as f:
