@@ -57,7 +57,10 @@ oclt_status run_build_options(const oclt_device *dev, const oclt_options *opt, o
     cl_mem x_buf = NULL, y_buf = NULL;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y0 = malloc(n * sizeof *y0);
     double *times = calloc((size_t)build_count * rounds, sizeof *times);
-    if (!x || !y || !y0 || !times) goto release;
+    if (!x || !y || !y0 || !times) {
+        fprintf(stderr, "  build_options: out of host memory for %zu elements\n", n);
+        goto release;
+    }
     fill_inputs(rng, x, n);
     x_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *x, x,
                            &err);

@@ -10,6 +10,8 @@
 #include "first_program_cl.h" /* first_program_cl[]: first_program.cl, embedded by CMake */
 
 #include <CL/cl.h>
+#include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +40,9 @@ int main(int argc, char **argv) {
             return fprintf(stderr, "01_first_program: unknown option '%s'\n", argv[i]), 2;
         const char *text = i + 1 < argc ? argv[i + 1] : "";
         char *end = NULL;
-        unsigned long long value = text[0] != '-' ? strtoull(text, &end, 10) : 0;
-        if (!end || *end || end == text || (is_size && (value < 1 || value > 1u << 26)))
+        errno = 0; /* digits only: strtoull would accept a sign or spaces, and wraps negatives */
+        unsigned long long value = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+        if (!end || *end || errno == ERANGE || (is_size && (value < 1 || value > 1u << 26)))
             return fprintf(stderr, "01_first_program: %s '%s' must be a whole number%s\n", argv[i],
                            text, is_size ? " from 1 to 2^26" : ""),
                    2;
@@ -79,15 +82,20 @@ int main(int argc, char **argv) {
         goto release;
     }
     if (OCLT_CHECK_ERR(err, "clGetPlatformIDs")) goto release;
-    /* Device: the first GPU of any platform, else the first device of the first platform.
+    /* Device: the first GPU of any platform, else the first device of any platform.
      * CL_DEVICE_NOT_FOUND just means this platform has no device of that type. */
     cl_device_id device = NULL;
     for (cl_uint p = 0; p < platform_count && p < 8 && !device; ++p)
         if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_GPU, 1, &device, NULL) == CL_SUCCESS)
             platform = platforms[p];
-    if (!device &&
-        OCLT_CHECK(clGetDeviceIDs(platform = platforms[0], CL_DEVICE_TYPE_ALL, 1, &device, NULL)))
+    for (cl_uint p = 0; p < platform_count && p < 8 && !device; ++p)
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 1, &device, NULL) == CL_SUCCESS)
+            platform = platforms[p];
+    if (!device) {
+        fprintf(stderr,
+                "01_first_program: no OpenCL device on any platform (CL_DEVICE_NOT_FOUND)\n");
         goto release;
+    }
     char name[256] = "?";
     clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof name, name, NULL); /* just for the report */
     printf("device: %s\n", name);
@@ -142,7 +150,8 @@ int main(int argc, char **argv) {
         goto release;
     /* Launch over an NDRange: 64 work-items per group (fewer if the kernel allows fewer), the
      * global size rounded up to whole groups. More work-items per group than the kernel allows
-     * is CL_INVALID_WORK_GROUP_SIZE; the kernel's own failures show at the next blocking call. */
+     * is CL_INVALID_WORK_GROUP_SIZE; a failure while the kernel runs is reported by its event
+     * (not kept here), not by this call. */
     size_t local = 64, kernel_max = 0;
     if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE,
                                             sizeof kernel_max, &kernel_max, NULL)))
@@ -151,8 +160,9 @@ int main(int argc, char **argv) {
     const size_t global = (n + local - 1) / local * local;
     if (OCLT_CHECK(clEnqueueNDRangeKernel(queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL)))
         goto release;
-    /* Read back, blocking: returns when c is on the host, so after the kernel has finished.
-     * An error of the kernel's execution shows up here. */
+    /* Read back, blocking: returns when c is on the host, so after the kernel has finished
+     * (the queue is in order). A kernel that failed while running is certain to show here only
+     * when its event is in the read's wait list; the check below catches a wrong c either way. */
     if (OCLT_CHECK(clEnqueueReadBuffer(queue, c_buf, CL_TRUE, 0, bytes, c, 0, NULL, NULL)))
         goto release;
     /* Check against the CPU, exactly. */

@@ -42,8 +42,8 @@ cl_int run_once(void *context, double *ms) {
     cl_event done = NULL;
     cl_int err = oclt_poison_buffer(l->dev->queue, l->output, l->output_bytes);
     if (err) return err;
-    err = OCLT_CHECK(clEnqueueNDRangeKernel(l->dev->queue, l->kernel, l->dims, l->offset, l->global,
-                                            l->local[0] ? l->local : NULL, 0, NULL, &done));
+    err = oclt_enqueue_kernel_at(l->dev->queue, l->kernel, l->dims, l->offset, l->global,
+                                 l->local[0] ? l->local : NULL, 0, NULL, &done, "part 2");
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
     if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
@@ -82,7 +82,11 @@ static oclt_status run_scale_shift(const oclt_device *dev, const oclt_options *o
     cl_mem x_buf = NULL, y_buf = NULL;
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = oclt_create_kernel(program, "scale_shift");
-    if (!kernel || !x || !y || !expected || !bound) goto release;
+    if (!kernel) goto release;
+    if (!x || !y || !expected || !bound) {
+        fprintf(stderr, "  scale_shift: out of host memory for %zu elements\n", n);
+        goto release;
+    }
     oclt_fill_float(rng, x, n, -1.0f, 1.0f);
     static const float table[4] = {0.0f, 0.25f, 0.5f, 0.75f};
     for (size_t i = 0; i < n; ++i) {
@@ -137,11 +141,18 @@ static oclt_status run_group_sum(const oclt_device *dev, const oclt_options *opt
     cl_int err = CL_SUCCESS;
     cl_kernel kernel = oclt_create_kernel(program, "group_sum");
     const size_t local = kernel ? local_size_for(kernel, dev->device, 256) : 0;
-    if (!local || !in) goto release;
+    if (!local) goto release;
+    if (!in) {
+        fprintf(stderr, "  group_sum: out of host memory for %zu elements\n", n);
+        goto release;
+    }
     const size_t groups = (n + local - 1) / local;
     partial = malloc(groups * sizeof *partial);
     expected = calloc(groups, sizeof *expected);
-    if (!partial || !expected) goto release;
+    if (!partial || !expected) {
+        fprintf(stderr, "  group_sum: out of host memory for %zu partials\n", groups);
+        goto release;
+    }
     oclt_fill_int(rng, in, n, 1, 1000);
     for (size_t i = 0; i < n; ++i) expected[i / local] += in[i];
 
@@ -197,7 +208,10 @@ static oclt_status run_work_items(const oclt_device *dev, const oclt_options *op
     *bytes = width * height * fields * sizeof *out;
     out = malloc(*bytes);
     expected = malloc(*bytes);
-    if (!out || !expected) goto release;
+    if (!out || !expected) {
+        fprintf(stderr, "  work_items: out of host memory for %zu bytes\n", *bytes);
+        goto release;
+    }
     for (size_t y = 0; y < height; ++y)
         for (size_t x = 0; x < width; ++x) {
             const size_t record[fields] = {2,           offset[0],     offset[1],     width / lx,
@@ -276,7 +290,9 @@ int main(int argc, char **argv) {
                              : v == 2 ? run_work_items(&dev, &opt, program, &ms, &moved)
                                       : run_build_options(&dev, &opt, &rng, &ms);
         if (v == 3) moved = 2 * opt.size[0] * sizeof(float);
-        oclt_report_result(&report, variants[v].name, size_text, ms,
+        char items_text[32]; /* work_items launches at most 65536 items, 12 ints each */
+        snprintf(items_text, sizeof items_text, "%zu", moved / (12 * sizeof(int32_t)));
+        oclt_report_result(&report, variants[v].name, v == 2 ? items_text : size_text, ms,
                            ms > 0 ? moved / (ms * 1e6) : -1.0, "GB/s", status, NULL);
     }
     rc = oclt_report_exit_code(&report);

@@ -3,7 +3,6 @@
  * user_events scenarios. */
 #include "lesson.h"
 
-#include <sched.h>
 #include <stdio.h>
 
 /* Prints the state of each command; returns how many are past CL_SUBMITTED, which no command
@@ -48,7 +47,7 @@ int walk_states(cl_event gate, const cl_event *events, const char *const *names,
             fprintf(stderr, "  the chain did not complete within 60 s\n");
             return count;
         }
-        sched_yield(); /* leave the core to the runtime's threads on a CPU device */
+        oclt_os_yield(); /* leave the core to the runtime's threads on a CPU device */
     }
     for (int i = 0; i < count; ++i) {
         int saw_running = 0;

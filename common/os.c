@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <windows.h>
 #else
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,14 @@ void oclt_os_sleep_ms(double ms) {
     struct timespec pause = {(time_t)(ms / 1e3),
                              (long)((ms - 1e3 * (double)(time_t)(ms / 1e3)) * 1e6)};
     nanosleep(&pause, NULL);
+#endif
+}
+
+void oclt_os_yield(void) {
+#ifdef _WIN32
+    SwitchToThread();
+#else
+    sched_yield();
 #endif
 }
 

@@ -13,6 +13,10 @@ double oclt_os_monotonic_ms(void);
 /* Sleeps for about `ms` milliseconds (at least that long, or until a signal). */
 void oclt_os_sleep_ms(double ms);
 
+/* Gives the rest of this thread's time slice to other threads (sched_yield), for a host loop
+ * that polls while the runtime's threads work. */
+void oclt_os_yield(void);
+
 /* A number that differs between runs (wall clock and process id), for a fresh seed. */
 uint64_t oclt_os_entropy(void);
 

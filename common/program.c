@@ -159,7 +159,15 @@ static void explain_work_group_size(cl_command_queue queue, cl_kernel kernel, cl
 cl_int oclt_enqueue_kernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                            const size_t *global, const size_t *local, cl_uint wait_count,
                            const cl_event *wait_list, cl_event *event, const char *label) {
-    cl_int err = clEnqueueNDRangeKernel(queue, kernel, dims, NULL, global, local, wait_count,
+    return oclt_enqueue_kernel_at(queue, kernel, dims, NULL, global, local, wait_count, wait_list,
+                                  event, label);
+}
+
+cl_int oclt_enqueue_kernel_at(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                              const size_t *offset, const size_t *global, const size_t *local,
+                              cl_uint wait_count, const cl_event *wait_list, cl_event *event,
+                              const char *label) {
+    cl_int err = clEnqueueNDRangeKernel(queue, kernel, dims, offset, global, local, wait_count,
                                         wait_list, event);
     if (err != CL_SUCCESS) {
         char call[160];

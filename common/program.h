@@ -43,6 +43,11 @@ cl_kernel oclt_create_kernel(cl_program program, const char *name);
 cl_int oclt_enqueue_kernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                            const size_t *global, const size_t *local, cl_uint wait_count,
                            const cl_event *wait_list, cl_event *event, const char *label);
+/* The same with a global offset (NULL: none). */
+cl_int oclt_enqueue_kernel_at(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
+                              const size_t *offset, const size_t *global, const size_t *local,
+                              cl_uint wait_count, const cl_event *wait_list, cl_event *event,
+                              const char *label);
 
 /* Sets a kernel argument by value: OCLT_ARG(kernel, 0, buffer). */
 #define OCLT_ARG(kernel, index, value)                                                             \
