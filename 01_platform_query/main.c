@@ -198,6 +198,7 @@ static oclt_status run_work_items(const oclt_device *dev, const oclt_options *op
     cl_int err = CL_SUCCESS;
     cl_mem out_buf = NULL;
     int32_t *out = NULL, *expected = NULL;
+    *bytes = 0; /* set once the launch's shape is known */
     cl_kernel kernel = oclt_create_kernel(program, "work_item_ids");
     const size_t group = kernel ? local_size_for(kernel, dev->device, 32) : 0;
     if (!group) goto release;
@@ -292,7 +293,7 @@ int main(int argc, char **argv) {
         if (v == 3) moved = 2 * opt.size[0] * sizeof(float);
         char items_text[32]; /* work_items launches at most 65536 items, 12 ints each */
         snprintf(items_text, sizeof items_text, "%zu", moved / (12 * sizeof(int32_t)));
-        oclt_report_result(&report, variants[v].name, v == 2 ? items_text : size_text, ms,
+        oclt_report_result(&report, variants[v].name, v == 2 && moved ? items_text : size_text, ms,
                            ms > 0 ? moved / (ms * 1e6) : -1.0, "GB/s", status, NULL);
     }
     rc = oclt_report_exit_code(&report);

@@ -313,10 +313,10 @@ static void print_setup(const oclt_options *opt, const capabilities *caps, const
            "compute units (OCLT_REDUCE_TUNE overrides)\n",
            tune->blocked ? "blocked" : "interleaved", tune->vec, tune->unroll, tune->groups_per_cu,
            geo->max_groups, compute_units);
-    printf("  reduce7  %s\n\n", caps->c11_atomics ? "acq_rel atomic ticket (OpenCL C 2.0+ atomics)"
-                                : caps->reduce7_fence
-                                    ? "GPU-scope fence (PTX membar.gl) + atomic_inc ticket (NVIDIA)"
-                                    : "not built: no order between work-groups on this device");
+    printf("  reduce7  %s\n\n",
+           !caps->reduce7      ? "not built on this device (its SKIP line says why)"
+           : caps->c11_atomics ? "acq_rel atomic ticket (OpenCL C 2.0+ atomics)"
+                               : "GPU-scope fence (PTX membar.gl) + atomic_inc ticket (NVIDIA)");
 }
 
 int main(int argc, char **argv) {

@@ -291,8 +291,9 @@ reduce6(__global const T *restrict in, __global T *restrict out, uint n) {
  * so they do not race. OpenCL 1.x atomics have no release or acquire, and a plain store in one
  * group with a plain load in another is a data race; they have no atomic load or store either,
  * so on the NVIDIA_GPU_FENCE path the partials travel as bits: atomic_xchg writes,
- * atomic_or(p, 0) reads (for double, atom_xchg and atom_add(p, 0) of cl_khr_int64_base_atomics: its 64-bit atom_or is in
- * cl_khr_int64_extended_atomics, which a device may lack). */
+ * atomic_or(p, 0) reads (for double, atom_xchg and atom_add(p, 0) of
+ * cl_khr_int64_base_atomics: its 64-bit atom_or is in cl_khr_int64_extended_atomics, which a
+ * device may lack). */
 #ifndef C11_ATOMICS
 #ifdef USE_FP64
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable

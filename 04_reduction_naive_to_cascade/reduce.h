@@ -50,9 +50,8 @@ void default_tuning(const oclt_device *dev, size_t elem_size, tuning *tune);
 /* ---- probe.c: what this device can build ---- */
 typedef struct {
     int fp64, nvidia, sub_groups, c11_atomics;
-    int reduce7_fence; /* reduce7 orders its partials with NVIDIA's GPU-scope fence */
-    int reduce7; /* reduce7 is built: an order between groups, and atomics for the type's partials
-                  */
+    int reduce7_fence;  /* reduce7 orders its partials with NVIDIA's GPU-scope fence */
+    int reduce7;        /* reduce7 is built: an order between groups, atomics for its partials */
     const char *cl_std; /* "-cl-std=CL2.0"/"CL3.0" when sub-groups or C11 atomics need it */
 } capabilities;
 void probe_capabilities(const oclt_device *dev, int type, capabilities *caps);

@@ -4,8 +4,8 @@
 #   1 element; 1000 with work-groups of 256 (the Khronos SDK sample's sub-group loop returns 960
 #   there with sub-groups of 32), once more with intel_sub_group forced to sub-groups of 8 (32
 #   sub-group totals to fold by 8 work-items: the case that checks the fold on a device, such as
-#   PoCL 6.0, that gives sub_group_reduce one sub-group per work-group); a prime above 10^6, in the device's default shape
-#   and in a GPU's (interleaved order, float4 loads); 5003 with work-groups of 32 and a tuning
+#   PoCL 6.0, that gives sub_group_reduce one sub-group per work-group); a prime above 10^6, in
+#   the device's default shape and in a GPU's (interleaved order, float4 loads); 5003 with work-groups of 32 and a tuning
 #   that takes 3 passes; 300 with work-groups of 8 (smaller than most sub-groups and warps).
 # Passes when no case fails; exit 77 (skip) when every case skipped (the device lacks the
 # variant); a case that skips while others pass is shown but does not fail the test.

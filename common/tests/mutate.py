@@ -15,8 +15,9 @@ The mutant must be caught:
 Exit status: 0 caught; 1 survived (the mutant passed), or the mutant is not a valid one (TEXT
 not found, found several times without --occurrence, or the mutant does not build: a mutant
 must compile, or it tests the compiler instead of the check); 77 when oclgrind is needed and
-missing, or when the OpenCL implementation aborts on an assertion of its own before the check
-runs (the mutant cannot be judged there).
+missing, when the program skips the mutant's variant on this device, or when the OpenCL
+implementation aborts on an assertion of its own before the check runs (the mutant cannot be
+judged there).
 """
 import argparse
 import os
@@ -106,8 +107,10 @@ def main():
                   " the check ran; run this mutant on another implementation")
             return 77
         if args.oracle == "check" and run.returncode == 77:
-            print("SURVIVED?: the program skipped: choose a variant the device can run")
-            return 1
+            # The variant is not offered on this device (its reason is printed above): the
+            # mutant cannot be judged here, which is a SKIP, never a PASS.
+            print("SKIPPED: the program skipped the mutant's variant on this device")
+            return 77
         print(f"SURVIVED: the mutant ran with exit status {run.returncode} and was not detected")
         return 1
 
