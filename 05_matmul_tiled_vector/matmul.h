@@ -67,9 +67,10 @@ typedef struct {
     matmul_check_method method;
     int whole_numbers;    /* inputs are whole numbers: every product and partial sum exact */
     int magnitude;        /* whole numbers: |a|, |b| in [1, magnitude] */
+    int double_exact;     /* RANDOMIZED: every sum of C*r and A*(B*r) is exact in double */
     double *expected;     /* FULL: C in double, M*N */
     double *tolerance;    /* FULL: per element */
-    int vectors;          /* RANDOMIZED: Freivalds vectors r, entries +-1 */
+    int vectors;          /* RANDOMIZED: Freivalds vectors r, entries +-[1, 1024] */
     double *r;            /* vectors x N */
     double *abr;          /* vectors x M: A*(B*r) in double */
     double *row_bound;    /* vectors x M: |(C*r - A*(B*r))_i| allowed before C*r is known */

@@ -33,8 +33,8 @@
  *   The FULL check is used only up to K = 1440: beyond it the bound t would let one wrong term
  *   pass (see above), and the RANDOMIZED check takes over, exact on whole numbers.
  * Whole numbers alone would not see a kernel that loses precision on general data (16-bit
- * arithmetic is exact on these integers too), which is why every test-size shape uses the FULL
- * check with general floats. */
+ * arithmetic is exact on these integers too), which is why the tested shapes use the FULL check
+ * with general floats, except those with K > 1440. */
 #include "matmul.h"
 
 #include <float.h>
@@ -62,6 +62,14 @@ int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, cons
                      p->k <= MATMUL_FULL_CHECK_MAX_K;
     *method = full ? MATMUL_CHECK_FULL : MATMUL_CHECK_RANDOMIZED;
     if (forced && *forced) {
+        if (strcmp(forced, "full") == 0 && p->k > MATMUL_FULL_CHECK_MAX_K)
+            return oclt_usage_error(spec,
+                                    "%s=full needs K <= %d: beyond it the full check's bound would "
+                                    "let one wrong term pass (K is %zu)",
+                                    MATMUL_CHECK_ENV, MATMUL_FULL_CHECK_MAX_K, p->k);
+        if (strcmp(forced, "full") == 0 && (double)p->m * (double)p->n > 0x1p26)
+            return oclt_usage_error(spec, "%s=full needs M*N <= 2^26 (the CPU product's memory)",
+                                    MATMUL_CHECK_ENV);
         if (strcmp(forced, "full") == 0)
             *method = MATMUL_CHECK_FULL;
         else if (strcmp(forced, "randomized") == 0)
@@ -227,6 +235,7 @@ static int prepare_freivalds(matmul_check *chk, const matmul_problem *p, oclt_rn
     const double largest =
         (double)chk->magnitude * chk->magnitude * (double)n * (double)k * MATMUL_FREIVALDS_RANGE;
     const int double_exact = chk->whole_numbers && largest < 0x1p53;
+    chk->double_exact = double_exact;
     for (int t = 0; t < v; ++t) {
         double *r = chk->r + (size_t)t * n;
         for (size_t j = 0; j < n; ++j) {
@@ -338,8 +347,11 @@ static size_t verify_freivalds(const matmul_check *chk, const matmul_problem *p,
             continue;
         }
         for (int t = 0; t < v; ++t) {
-            const double limit = chk->row_bound[(size_t)t * p->m + i] +
-                                 oclt_sum_error_bound(double_unit, p->n, abs_sum[t]);
+            /* C*r in double: exact on whole numbers below 2^53 (chk->double_exact), so the
+             * correct C leaves no slack there; else its rounding bound. */
+            const double limit =
+                chk->row_bound[(size_t)t * p->m + i] +
+                (chk->double_exact ? 0.0 : oclt_sum_error_bound(double_unit, p->n, abs_sum[t]));
             const double expected = chk->abr[(size_t)t * p->m + i];
             if (!(fabs(cr[t] - expected) <= limit)) { /* written so that NaN fails */
                 char where[64];
