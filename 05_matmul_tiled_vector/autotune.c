@@ -7,6 +7,7 @@
  * Keys given in OCLT_MATMUL_TUNE win over all three. */
 #include "matmul.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,8 +48,9 @@ static const char *parse_advanced(const char *text, matmul_tuning *t) {
                                            strncmp(advanced_keys[k], item, equals - item) == 0))
             ++k;
         if (k == ADVANCED_KEY_COUNT) return "unknown key";
-        char *end = NULL;
-        const long value = strtol(equals + 1, &end, 10);
+        if (seen[k]) return "a key appears twice";
+        char *end = NULL; /* digits only: strtol would also take spaces and a sign */
+        const long value = isdigit((unsigned char)equals[1]) ? strtol(equals + 1, &end, 10) : 0;
         if (end != item + len || value < 1 || value > 1024) return "a value is not 1..1024";
         *advanced_field(t, k) = (int)value;
         seen[k] = 1;
@@ -223,17 +225,19 @@ static int read_cache_line(char *line, const cache_key *key, const matmul_device
                            matmul_tuning *t, char *why, size_t why_size) {
     char *field[5];
     int fields = 0;
-    for (char *s = line; fields < 5; ++fields) {
-        field[fields] = s;
+    for (char *s = line; s; ++fields) { /* split at every tab; count the fields */
+        if (fields < 5) field[fields] = s;
         s = strchr(s, '\t');
-        if (!s) {
-            ++fields;
-            break;
-        }
-        *s++ = '\0';
+        if (s) *s++ = '\0';
     }
     if (fields != 5) {
         snprintf(why, why_size, "%d tab-separated fields, expected 5", fields);
+        return -1;
+    }
+    char *end = NULL;
+    const double rate = strtod(field[4], &end);
+    if (end == field[4] || *end || !(rate > 0)) {
+        snprintf(why, why_size, "GFLOP/s '%s' is not a positive number", field[4]);
         return -1;
     }
     matmul_tuning candidate = *t;
@@ -306,6 +310,7 @@ static int write_cache(const cache_key *key, const matmul_tuning *t, double rate
             !strcmp(tab2 + 1, key->size_class))
             continue; /* replaced below */
         fputs(line, out);
+        if (line[strlen(line) - 1] != '\n') fputc('\n', out); /* a last line without one */
     }
     if (in) fclose(in);
     char params[256];
@@ -415,8 +420,16 @@ static int deep_split(const matmul_problem *p, const matmul_tuning *t, cl_uint u
 
 /* The search space: quick (a few minutes on a 2-core CPU) or wide. Candidates that break a
  * constraint on this device are left out before any build. */
+/* 1 when OCLT_MATMUL_TUNE sets one of the advanced keys. */
+static int overrides_advanced(const matmul_tuning_override *override) {
+    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k)
+        if (*advanced_field((matmul_tuning *)&override->value, k)) return 1;
+    return 0;
+}
+
 static int make_candidates(const matmul_device_limits *limits, const matmul_tuning *base,
-                           const matmul_problem *p, int wide, matmul_tuning *out) {
+                           const matmul_tuning_override *override, const matmul_problem *p,
+                           int wide, matmul_tuning *out) {
     static const int gpu_blocks[][4] = {/* BM, BN, TM, TN */
                                         {64, 64, 8, 8},    {128, 64, 8, 8},   {64, 128, 8, 8},
                                         {128, 128, 8, 8},  {128, 128, 16, 8}, {256, 128, 16, 8},
@@ -462,9 +475,16 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                          * 64 (8 and 128 only in the wide space). */
                         if (!limits->is_cpu && t.bk > (wide ? 32 : 16)) continue;
                         if (limits->is_cpu && !wide && (t.bk < 16 || t.bk > 64)) continue;
+                        /* OCLT_MATMUL_TUNE's keys win here too: the search covers the rest. */
+                        for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
+                            const int given = *advanced_field((matmul_tuning *)&override->value, k);
+                            if (given) *advanced_field(&t, k) = given;
+                        }
                         char why[256];
                         if (matmul_broken_constraint(&t, limits, why, sizeof why)) continue;
-                        if (n < MAX_CANDIDATES) out[n++] = t;
+                        int seen = 0; /* the same candidate once the override is applied */
+                        for (int e = 0; e < n && !seen; ++e) seen = !memcmp(&out[e], &t, sizeof t);
+                        if (!seen && n < MAX_CANDIDATES) out[n++] = t;
                     }
     return n;
 }
@@ -504,12 +524,13 @@ static double try_candidate(const oclt_device *dev, const oclt_options *opt, mat
 }
 
 int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,
-                    const matmul_check *chk, matmul_tuning *tuning, matmul_programs *programs) {
+                    const matmul_check *chk, const matmul_tuning_override *override,
+                    matmul_tuning *tuning, matmul_programs *programs) {
     matmul_device_limits limits;
     if (matmul_query_limits(dev, &limits)) return -1;
-    matmul_tuning *candidates = malloc(MAX_CANDIDATES * sizeof *candidates);
+    matmul_tuning *candidates = calloc(MAX_CANDIDATES, sizeof *candidates);
     if (!candidates) return -1;
-    int count = make_candidates(&limits, tuning, p, opt->tune == 2, candidates);
+    int count = make_candidates(&limits, tuning, override, p, opt->tune == 2, candidates);
     if (opt->tune_limit && count > opt->tune_limit) count = opt->tune_limit;
     /* quick: stop starting candidates after 4 minutes; wide: no limit. */
     const double budget_ms = opt->tune == 2 ? -1.0 : 240e3, start = oclt_now_ms();
@@ -546,11 +567,16 @@ int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_prob
     free(candidates);
     char params[256], path[1100] = "";
     format_advanced(tuning, params, sizeof params);
-    if (write_cache(&key, tuning, best_rate, path, sizeof path))
-        fprintf(stderr, "05_matmul_tiled_vector: --tune: could not write the cache %s\n",
-                *path ? path : "(set XDG_CACHE_HOME or HOME)");
-    printf("  tune     best %s: %.1f GFLOP/s; saved in %s for %s, driver %s, size class %s\n",
-           params, best_rate, path, key.device, key.driver, key.size_class);
+    if (overrides_advanced(override)) { /* a narrowed search is not the device's best */
+        printf("  tune     best %s: %.1f GFLOP/s; not saved in the cache: %s fixed some keys\n",
+               params, best_rate, MATMUL_TUNE_ENV);
+    } else {
+        if (write_cache(&key, tuning, best_rate, path, sizeof path))
+            fprintf(stderr, "05_matmul_tiled_vector: --tune: could not write the cache %s\n",
+                    *path ? path : "(set XDG_CACHE_HOME or HOME)");
+        printf("  tune     best %s: %.1f GFLOP/s; saved in %s for %s, driver %s, size class %s\n",
+               params, best_rate, path, key.device, key.driver, key.size_class);
+    }
     /* The steps of this run are built again with the winner. */
     matmul_release_programs(programs);
     return matmul_build_options(dev, tuning, p, programs->options, sizeof programs->options);

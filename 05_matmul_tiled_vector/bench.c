@@ -50,22 +50,29 @@ oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const m
     cl_kernel kernel = oclt_create_kernel(program, step->kernel);
     if (!kernel) return OCLT_FAIL;
     oclt_status status = OCLT_FAIL;
-    /* A kernel may allow fewer items per group than the device (registers, local memory). */
-    size_t kernel_max = 0;
-    if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                            sizeof kernel_max, &kernel_max, NULL)))
-        goto release;
-    if (g.local[0] * g.local[1] > kernel_max) {
-        snprintf(note, note_size, "needs %zu work-items per group, the compiled kernel allows %zu",
-                 g.local[0] * g.local[1], kernel_max);
-        status = OCLT_SKIP;
-        goto release;
+    /* A kernel may allow fewer items per group than the device (registers, local memory): the
+     * step's kernel, and the second one it launches on the same work-groups. */
+    cl_kernel also = step->also ? oclt_create_kernel(program, step->also) : NULL;
+    if (step->also && !also) goto release;
+    for (int k = 0; k < (also ? 2 : 1); ++k) {
+        size_t kernel_max = 0;
+        if (OCLT_CHECK(clGetKernelWorkGroupInfo(k ? also : kernel, dev->device,
+                                                CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max,
+                                                &kernel_max, NULL)))
+            goto release;
+        if (g.local[0] * g.local[1] > kernel_max) {
+            snprintf(note, note_size, "needs %zu work-items per group, %s allows %zu",
+                     g.local[0] * g.local[1], k ? step->also : "the compiled kernel", kernel_max);
+            status = OCLT_SKIP;
+            goto release;
+        }
     }
     step_launch l = {dev, kernel, step, &g, p, tuning};
     if (oclt_time_median(run_step_once, &l, reps, ms)) goto release;
     snprintf(note, note_size, "%s", g.params);
     status = OCLT_PASS; /* ran: the caller checks C */
 release:
+    if (also) clReleaseKernel(also);
     clReleaseKernel(kernel);
     matmul_release_workspaces(); /* the next step starts from new, poisoned workspaces */
     return status;

@@ -61,34 +61,35 @@ static matmul_geometry warp_block(const matmul_tuning *t) {
  * counts the __local arrays of double_buffer_async against double_buffer as well). */
 const matmul_step matmul_steps[] = {
     {"naive", "naive", "matmul.cl", one_output_per_item, NULL,
-     "one output per work-item, both operands from global memory", NULL},
+     "one output per work-item, both operands from global memory", NULL, NULL},
     {"tiled", "tiled", "matmul.cl", one_output_per_item, NULL,
-     "TS x TS tiles of A and B in local memory, two barriers per tile", NULL},
+     "TS x TS tiles of A and B in local memory, two barriers per tile", NULL, NULL},
     {"more_work", "more_work", "matmul.cl", column_per_item, NULL,
-     "each work-item computes WPT outputs of a column (1-D register blocking)", NULL},
+     "each work-item computes WPT outputs of a column (1-D register blocking)", NULL, NULL},
     {"vector", "vector", "matmul.cl", column_per_item, NULL,
-     "floatn (WIDTH) loads and multiply-adds along k; B tile stored transposed", NULL},
+     "floatn (WIDTH) loads and multiply-adds along k; B tile stored transposed", NULL, NULL},
     {"reg2d", "reg2d", "matmul.cl", register_block, NULL,
-     "WPTM x WPTN register block per item from float4 reads of a transposed A tile", NULL},
+     "WPTM x WPTN register block per item from float4 reads of a transposed A tile", NULL, NULL},
     {"double_buffer", "double_buffer_regs", "matmul.cl", register_block, NULL,
-     "reg2d with two local buffers, next tile prefetched into registers", NULL},
+     "reg2d with two local buffers, next tile prefetched into registers", NULL, NULL},
     {"double_buffer_async", "double_buffer_async", "matmul.cl", register_block, NULL,
-     "reg2d with async_work_group_copy into the other buffer", NULL},
+     "reg2d with async_work_group_copy into the other buffer", NULL, NULL},
     /* ---- Advanced steps (matmul_advanced.cl) follow here. ---- */
     {"warp_tiled", "warp_tiled", "matmul_advanced.cl", warp_block, NULL,
-     "block and register tile sized per device and problem, warp tiles, float4 A, L2 order", NULL},
+     "block and register tile sized per device and problem, warp tiles, float4 A, L2 order", NULL,
+     NULL},
     {"split_k", "warp_tiled", "matmul_advanced.cl", warp_block, NULL,
      "warp_tiled over SPLIT_K slices of K into partial C, then sum_slices (deterministic)",
-     matmul_run_split_k},
+     matmul_run_split_k, NULL},
     {"whole_tiles", "whole_tiles", "matmul_advanced.cl", warp_block, NULL,
      "warp_tiled without bounds checks on whole blocks, then edge_tiles (checked) on the rest",
-     matmul_run_whole_tiles},
+     matmul_run_whole_tiles, "edge_tiles"},
     {"padded", "padded_tiles", "matmul_advanced.cl", warp_block, NULL,
      "A and B copied with zero padding to whole blocks, then every block unchecked in one launch",
-     matmul_run_padded},
+     matmul_run_padded, NULL},
     {"tail_split", "whole_tiles", "matmul_advanced.cl", warp_block, NULL,
      "whole_tiles on the block rows that fill whole rounds, split_k on the last few",
-     matmul_run_tail_split},
+     matmul_run_tail_split, "warp_tiled"},
 };
 const size_t matmul_step_count = sizeof matmul_steps / sizeof matmul_steps[0];
 
@@ -285,7 +286,8 @@ int main(int argc, char **argv) {
     rc = OCLT_EXIT_FAIL; /* until the report says otherwise */
     if (make_data(&l, method) ||
         matmul_fit_simple_tiles(&l.dev, &l.p, &l.override, &l.tuning, &l.programs) ||
-        (l.opt.tune && matmul_autotune(&l.dev, &l.opt, &l.p, &l.check, &l.tuning, &l.programs)))
+        (l.opt.tune &&
+         matmul_autotune(&l.dev, &l.opt, &l.p, &l.check, &l.override, &l.tuning, &l.programs)))
         goto release;
 
     if (l.opt.selected[matmul_step_count + FP32_PEAK]) {

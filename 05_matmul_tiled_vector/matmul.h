@@ -48,6 +48,7 @@ typedef struct matmul_step {
     const char *(*unsupported)(const oclt_device *dev, const matmul_tuning *tuning);
     const char *description; /* one line for --list-variants */
     matmul_step_runner run;  /* NULL: one launch by matmul_enqueue_step */
+    const char *also; /* NULL, or a second kernel the step launches with the same work-groups */
 } matmul_step;
 
 extern const matmul_step matmul_steps[];
@@ -223,6 +224,7 @@ const char *matmul_advanced_source(void);
  * and problem, checks each result, keeps the fastest correct one in `tuning`, stores it in the
  * cache and rebuilds `programs` with it. Returns 0, or -1 when no candidate passed. */
 int matmul_autotune(const oclt_device *dev, const oclt_options *opt, matmul_problem *p,
-                    const matmul_check *chk, matmul_tuning *tuning, matmul_programs *programs);
+                    const matmul_check *chk, const matmul_tuning_override *override,
+                    matmul_tuning *tuning, matmul_programs *programs);
 
 #endif

@@ -308,9 +308,13 @@ static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device
 int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *limits,
                          const matmul_tuning_override *override, matmul_tuning *tuning) {
     default_tuning(limits, tuning);
+    /* The keys of steps 1-7 only: BM to FMA_ROWS go on top of the row the advanced steps use,
+     * and are checked with it (autotune.c: matmul_pick_advanced), not against the defaults. */
+    int advanced = 0;
     for (size_t k = 0; k < KEY_COUNT; ++k) {
+        advanced |= !strcmp(keys[k].key, "BM"); /* the first advanced key; the rest follow it */
         int value = *field((matmul_tuning *)&override->value, k);
-        if (value) *field(tuning, k) = value;
+        if (value && !advanced) *field(tuning, k) = value;
     }
     char why[256];
     if (matmul_broken_constraint(tuning, limits, why, sizeof why))
