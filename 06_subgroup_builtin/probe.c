@@ -50,20 +50,9 @@ void query_capabilities(const oclt_device *dev, capabilities *caps) {
     }
 
     /* OpenCL C 3.0 optional features and the matching API query. */
-    if (dev->device_version >= 300 &&
-        clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &size) == CL_SUCCESS &&
-        size > 0) {
-        cl_name_version *features = malloc(size);
-        if (features &&
-            !OCLT_CHECK(clGetDeviceInfo(device, CL_DEVICE_OPENCL_C_FEATURES, size, features, NULL)))
-            for (size_t i = 0; i < size / sizeof *features; ++i) {
-                if (strcmp(features[i].name, "__opencl_c_subgroups") == 0)
-                    caps->feature_subgroups = 1;
-                if (strcmp(features[i].name, "__opencl_c_work_group_collective_functions") == 0)
-                    caps->feature_collectives = 1;
-            }
-        free(features);
-    }
+    caps->feature_subgroups = oclt_device_has_c_feature(dev, "__opencl_c_subgroups");
+    caps->feature_collectives =
+        oclt_device_has_c_feature(dev, "__opencl_c_work_group_collective_functions");
     caps->api_collectives = -1;
     cl_bool collectives = CL_FALSE;
     if (dev->device_version >= 300 &&
