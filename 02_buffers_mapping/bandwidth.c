@@ -1,8 +1,12 @@
-/* Chapter 02, step 11: what moving data costs. Eight ways to get bytes between the program's
- * memory and a buffer, timed from 4 KiB to --size bytes, every transferred byte checked.
+/* Chapter 02, step 15: what moving data costs. Eight ways to get bytes between the program's
+ * memory and a buffer, timed from 4 KiB to --size bytes, the result of every run checked (for
+ * the non-blocking methods: what the batch of eight left, which the last transfer wrote).
  *
  * Timing follows clpeak's transfer-bandwidth test so the figures compare with it: host
- * wall-clock time around the calls (what the program waits), GB/s = 1e9 bytes per second.
+ * wall-clock time around the calls (what the program waits), GB/s = 1e9 bytes per second. One
+ * difference: a blocking write is timed until the call returns, which the specification ties
+ * to the host memory being free again, not to the command being complete; clpeak also waits
+ * for the queue to finish inside its timer.
  * The OpenCL commands' own profiling (event) time is reported beside it. Each size and method:
  * one warm-up run, then --reps runs, the median reported. Between runs, untimed: the
  * destination is poisoned and, after the run, compared with the source. */

@@ -141,9 +141,12 @@ oclt_status demo_constant_memory(ch02 *c) {
         oclt_report_result(c->report, p->variant, size_text, p->best_ms,
                            2.0 * p->terms * (double)n / (p->best_ms * 1e6), "GFLOP/s", s, note);
     }
-    printf("    checked against Horner in double within gamma(2*terms) * sum|c_k||x|^k; times: "
-           "best of %d interleaved rounds\n",
-           rounds);
+    if (c->opt->check)
+        printf("    checked against Horner in double within gamma(2*terms) * sum|c_k||x|^k; "
+               "times: best of %d interleaved rounds\n",
+               rounds);
+    else
+        printf("    not checked (--no-check); times: best of %d interleaved rounds\n", rounds);
     finished = 1;
 release:
     if (!finished) report_demo_n(c, "constant_memory", n, OCLT_FAIL, "OpenCL or memory error");

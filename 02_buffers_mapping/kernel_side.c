@@ -96,7 +96,7 @@ release:
     return status;
 }
 
-/* ---- 9. One struct, two compilers ------------------------------------------------------------ */
+/* ---- 11. One struct, two compilers ----------------------------------------------------------- */
 
 /* The host's copy of types.cl's `particle`. OpenCL's host types carry the device alignments
  * (cl_float4: 16, cl_float2: 8; cl_float3 is a cl_float4: 16 bytes, like float3 in a kernel),
@@ -258,7 +258,7 @@ release_host:
     return status;
 }
 
-/* ---- 10. Vector types, conversions and reinterpretation -------------------------------------- */
+/* ---- 12. Vector types, conversions and reinterpretation ------------------------------------- */
 
 #define TABLE_WIDTH 66 /* ints per row, as in types.cl */
 

@@ -48,7 +48,7 @@ static const oclt_variant_info variants[] = {
     {"vector_types", "vector literals, swizzles, convert_<type>[_sat][_rtX], as_<type> vs C", 1},
     {"vector_literal_error", "a vector literal with too few components: the build must fail", 1},
     {"misuse", "misused buffers the specification answers with an error code", 1},
-    {"bandwidth", "GB/s of 8 transfer methods from 4 KiB to --size bytes, every byte verified", 1},
+    {"bandwidth", "GB/s of 8 transfer methods from 4 KiB to --size bytes, every run verified", 1},
 };
 
 /* Same order as variants[]. */

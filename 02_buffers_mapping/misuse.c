@@ -7,6 +7,7 @@
  * never run: docs/02_buffers_mapping.md lists them and what each may do. */
 #include "ch02.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,22 @@ oclt_status demo_vector_literal_error(ch02 *c) {
         !OCLT_CHECK(clGetProgramBuildInfo(program, dev->device, CL_PROGRAM_BUILD_LOG, log_size, log,
                                           NULL))) {
         log[log_size] = '\0';
-        /* Compilers write "file:LINE:COLUMN: error: ..."; look for ":LINE:" on an error line. */
+        /* Compilers write "file:LINE:COLUMN: error: ..."; look for ":LINE:" after the file
+         * name (not after another number, as in ":19:9:") on a line that says "error". */
         char needle[32];
         snprintf(needle, sizeof needle, ":%d:", line);
-        const char *hit = strstr(log, needle);
-        const char *start = hit;
-        while (start && start > log && start[-1] != '\n') --start;
-        const char *end = hit ? strchr(hit, '\n') : NULL;
+        const char *hit = strstr(log, needle), *start = NULL, *end = NULL;
+        for (; hit; hit = strstr(hit + 1, needle)) {
+            start = hit;
+            while (start > log && start[-1] != '\n') --start;
+            end = strchr(hit, '\n');
+            const int after_number = hit > log && isdigit((unsigned char)hit[-1]);
+            const size_t length = end ? (size_t)(end - start) : strlen(start);
+            int says_error = 0;
+            for (size_t i = 0; i + 5 <= length && !says_error; ++i)
+                says_error = !strncmp(start + i, "error", 5);
+            if (!after_number && says_error) break;
+        }
         printf("    clBuildProgram: %s; the log says:\n      %.*s\n", oclt_error_name(err),
                hit ? (int)(end ? end - start : (long)strlen(start)) : 0, hit ? start : "");
         if (hit && line > 0)
