@@ -157,30 +157,39 @@ void scenario_user_event_error(lesson *L) {
            HOST_CANCELLED);
     if (OCLT_CHECK(clSetUserEventStatus(gate, HOST_CANCELLED))) goto release;
     gate_set = 1;
-    /* Expected to fail: not an OCLT_CHECK. */
-    err = clWaitForEvents(1, &ev.read);
-    printf("      clWaitForEvents(read) returned %s (%d)%s\n", oclt_error_name(err), (int)err,
+    /* The specification terminates "all enqueued commands that wait on this user event": the
+     * write. Whether the kernel and the read, which wait on the write, are terminated too is
+     * the runtime's choice; the ones that ran are a NOTE. Expected to fail: not an OCLT_CHECK. */
+    err = clWaitForEvents(1, &ev.write);
+    printf("      clWaitForEvents(write) returned %s (%d)%s\n", oclt_error_name(err), (int)err,
            err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST ? ", as expected" : "");
     if (err == CL_SUCCESS) {
-        fprintf(stderr, "  clWaitForEvents succeeded on a cancelled chain\n");
+        fprintf(stderr, "  clWaitForEvents succeeded on the cancelled write\n");
         ++failures;
     }
+    clWaitForEvents(1, &ev.read); /* the read is done either way: terminated or run */
     const cl_event chain[3] = {ev.write, ev.kernel, ev.read};
     print_cancelled_state("user event", execution_status(gate));
+    cl_int read_state = CL_COMPLETE;
     for (int i = 0; i < 3; ++i) {
         cl_int state = execution_status(chain[i]);
         print_cancelled_state(chain_names[i], state);
-        if (state >= 0) {
+        if (i == 2) read_state = state;
+        if (state >= 0 && i == 0) {
             fprintf(stderr, "  %s ended with %s instead of an error status\n", chain_names[i],
                     oclt_execution_status_name(state));
             ++failures;
+        } else if (state >= 0) {
+            printf("      NOTE: this runtime ran %s after the terminated write (the "
+                   "specification terminates only the commands that wait on the user event)\n",
+                   chain_names[i]);
         }
     }
-    /* Nothing ran: the read never wrote into y. */
-    if (memcmp(c.y, poison, bytes) != 0) {
+    /* A terminated read never wrote into y. */
+    if (read_state < 0 && memcmp(c.y, poison, bytes) != 0) {
         fprintf(stderr, "  the cancelled read wrote into y\n");
         ++failures;
-    } else {
+    } else if (read_state < 0) {
         printf("      the host's y still holds the poison: the read did not run\n");
     }
     status = failures ? OCLT_FAIL : OCLT_PASS; /* the check is of states, not of data */
@@ -193,7 +202,7 @@ release:
     if (context) clReleaseContext(context);
     free(poison);
     oclt_report_result(L->report, "user_event_error", L->size_text, -1.0, -1.0, NULL, status,
-                       "every waiting command failed; nothing ran");
+                       "the command waiting on the user event failed");
 }
 
 /* ---- callbacks: being told instead of asking ---------------------------------------------

@@ -12,7 +12,11 @@ double oclt_event_ms(cl_event event) {
 
 cl_int oclt_events_span_ms(cl_event first, cl_event last, double *ms) {
     cl_ulong start = 0, end = 0;
-    cl_int err;
+    /* Profiling counters exist only once a command is CL_COMPLETE; a blocking read that did not
+     * list these events promises nothing about them. Waiting on complete events costs nothing. */
+    const cl_event both[2] = {first, last};
+    cl_int err = OCLT_CHECK(clWaitForEvents(first == last ? 1 : 2, both));
+    if (err) return err;
     if ((err = OCLT_CHECK(clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof start,
                                                   &start, NULL))) ||
         (err = OCLT_CHECK(

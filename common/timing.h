@@ -9,8 +9,9 @@
  * Returns a negative value after printing the error (e.g. a queue without profiling). */
 double oclt_event_ms(cl_event event);
 /* *ms = from the start of `first` to the end of `last` (completed commands of one in-order
- * queue): the device time of several launches that make up one result. Returns the error of
- * clGetEventProfilingInfo after printing it, else CL_SUCCESS. */
+ * queue): the device time of several launches that make up one result. Waits for both events
+ * first (profiling counters exist only for complete commands). Returns the error of
+ * clWaitForEvents or clGetEventProfilingInfo after printing it, else CL_SUCCESS. */
 cl_int oclt_events_span_ms(cl_event first, cl_event last, double *ms);
 
 /* Host wall clock (CLOCK_MONOTONIC) in milliseconds, for work events cannot see. */

@@ -16,7 +16,8 @@ static const oclt_cli_spec spec =
 
 /* Written on the runtime's thread, read on the host's. Static: a callback that comes late
  * must still find its record after main's locals are gone. */
-static atomic_int completed;
+static atomic_int completed; /* callbacks that have begun: each one's place in the order */
+static atomic_int finished;  /* callbacks that have written everything: what the host waits for */
 static struct {
     atomic_int calls, status, place;
 } records[LAUNCHES + 1]; /* the launches, then the read */
@@ -26,7 +27,8 @@ static void CL_CALLBACK on_complete(cl_event event, cl_int status, void *user_da
     const size_t i = (size_t)(uintptr_t)user_data;
     atomic_store(&records[i].status, status);
     atomic_store(&records[i].place, atomic_fetch_add(&completed, 1));
-    atomic_fetch_add(&records[i].calls, 1); /* last: the host reads the rest after this */
+    atomic_fetch_add(&records[i].calls, 1);
+    atomic_fetch_add(&finished, 1); /* last: the host reads the rest after this */
 }
 
 int main(int argc, char **argv) {
@@ -54,7 +56,7 @@ int main(int argc, char **argv) {
     if (OCLT_CHECK(clFlush(s.dev.queue))) goto done;
     /* Sleep until every callback has come (or 10 s have passed: then the check fails). */
     const double deadline = oclt_now_ms() + 10e3;
-    while (atomic_load(&completed) < (int)count && oclt_now_ms() < deadline) {
+    while (atomic_load(&finished) < (int)count && oclt_now_ms() < deadline) {
         oclt_os_sleep_ms(0.1);
     }
     for (size_t i = 0; i < count; ++i) {
