@@ -19,7 +19,9 @@ for attempt in 1 2 3; do
     name=$(value CL_DEVICE_NAME)
     [ -n "$name" ] || { echo "no chosen-device block in the output"; exit 1; }
     # clinfo prefixes each device line with [PLATFORM/INDEX]; find the tag of our device.
-    tag=$(awk -v name="$name" '$2 == "CL_DEVICE_NAME" { line = $0; sub(/^[^ ]+ +CL_DEVICE_NAME +/, "", line); if (line == name) { print $1; exit } }' "$theirs")
+    # (value() rebuilds the line from its fields, which squeezes runs of spaces: squeeze clinfo's
+    # name the same way before comparing.)
+    tag=$(awk -v name="$name" '$2 == "CL_DEVICE_NAME" { line = $0; sub(/^[^ ]+ +CL_DEVICE_NAME +/, "", line); gsub(/ +/, " ", line); sub(/ $/, "", line); if (line == name) { print $1; exit } }' "$theirs")
     [ -n "$tag" ] || { echo "clinfo does not list a device named '$name'"; exit 1; }
     status=0
     for key in CL_DEVICE_MAX_COMPUTE_UNITS CL_DEVICE_MAX_WORK_GROUP_SIZE CL_DEVICE_LOCAL_MEM_SIZE CL_DEVICE_GLOBAL_MEM_SIZE; do
