@@ -59,18 +59,6 @@ cl_int execution_status(cl_event event) {
     return err ? err : status;
 }
 
-cl_int profiling_stamps(cl_event event, cl_ulong stamps[4]) {
-    static const cl_profiling_info params[4] = {
-        CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
-        CL_PROFILING_COMMAND_END};
-    for (int i = 0; i < 4; ++i) {
-        cl_int err = OCLT_CHECK(
-            clGetEventProfilingInfo(event, params[i], sizeof stamps[i], &stamps[i], NULL));
-        if (err) return err;
-    }
-    return CL_SUCCESS;
-}
-
 double stamp_us(cl_ulong later, cl_ulong earlier) {
     return later >= earlier ? (double)(later - earlier) * 1e-3 : -(double)(earlier - later) * 1e-3;
 }
@@ -116,17 +104,12 @@ size_t check_affine(const lesson *L, const char *what, const int32_t *x, const i
 
 cl_int trace_chain(lesson *L, const chain_events *ev, int track, const char *label) {
     const cl_event events[3] = {ev->write, ev->kernel, ev->read};
-    if (!L->profiling) return CL_SUCCESS;
-    /* Profiling counters are only available once a command is CL_COMPLETE. A blocking read
-     * promises its data has arrived, not that its event says so yet: wait for the events. */
-    cl_int err = OCLT_CHECK(clWaitForEvents(3, events));
-    if (err) return err;
     static const char *const what[3] = {"write x", "affine_map", "read y"};
     static const char glyphs[3] = {'W', 'K', 'R'};
     for (int i = 0; i < 3; ++i) {
         char name[40];
         snprintf(name, sizeof name, "%s%s", what[i], label);
-        err = lesson_trace(L, events[i], track, name, glyphs[i]);
+        cl_int err = lesson_trace(L, events[i], track, name, glyphs[i]);
         if (err) return err;
     }
     return CL_SUCCESS;

@@ -81,9 +81,6 @@ int32_t *random_ints(lesson *L, size_t n);
 /* Microseconds between two profiling timestamps (negative if out of order). */
 double stamp_us(cl_ulong later, cl_ulong earlier);
 
-/* CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START and _END of a completed command. */
-cl_int profiling_stamps(cl_event event, cl_ulong stamps[4]);
-
 /* Releases `count` events and sets them to NULL (NULL entries are passed over). */
 void release_events(cl_event *events, size_t count);
 

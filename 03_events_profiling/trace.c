@@ -34,20 +34,27 @@ int trace_track_add(trace_log *log, int device, const char *name) {
     return log->track_count++;
 }
 
+cl_int profiling_stamps(cl_event event, cl_ulong stamps[4]) {
+    static const cl_profiling_info params[4] = {
+        CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+        CL_PROFILING_COMMAND_END};
+    cl_int err = OCLT_CHECK(clWaitForEvents(1, &event));
+    for (int i = 0; i < 4 && !err; ++i)
+        err = OCLT_CHECK(
+            clGetEventProfilingInfo(event, params[i], sizeof stamps[i], &stamps[i], NULL));
+    return err;
+}
+
 cl_int trace_add(trace_log *log, cl_event event, int track, const char *name, char glyph) {
     trace_record r;
     memset(&r, 0, sizeof r);
     snprintf(r.name, sizeof r.name, "%s", name);
     r.glyph = glyph;
     r.track = track;
-    const cl_profiling_info params[4] = {CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT,
-                                         CL_PROFILING_COMMAND_START, CL_PROFILING_COMMAND_END};
-    cl_ulong *values[4] = {&r.queued, &r.submit, &r.start, &r.end};
-    for (int i = 0; i < 4; ++i) {
-        cl_int err = OCLT_CHECK(
-            clGetEventProfilingInfo(event, params[i], sizeof(cl_ulong), values[i], NULL));
-        if (err) return err;
-    }
+    cl_ulong stamps[4];
+    cl_int err = profiling_stamps(event, stamps);
+    if (err) return err;
+    r.queued = stamps[0], r.submit = stamps[1], r.start = stamps[2], r.end = stamps[3];
     if (log->count == log->capacity) {
         size_t capacity = log->capacity ? 2 * log->capacity : 256;
         trace_record *grown = realloc(log->records, capacity * sizeof *grown);

@@ -40,9 +40,14 @@ int trace_device(trace_log *log, const char *name);
 /* A command queue on a device (a Chrome trace "thread"). Returns the track index. */
 int trace_track_add(trace_log *log, int device, const char *name);
 
-/* Reads the four timestamps of a completed command of a profiling queue and logs it.
- * Returns CL_SUCCESS or the error of clGetEventProfilingInfo (printed). */
+/* Reads the four timestamps of a command of a profiling queue (profiling_stamps: after waiting
+ * for it) and logs it. Returns CL_SUCCESS or the OpenCL error (printed). */
 cl_int trace_add(trace_log *log, cl_event event, int track, const char *name, char glyph);
+
+/* CL_PROFILING_COMMAND_QUEUED, _SUBMIT, _START and _END of a command, after waiting for it:
+ * the counters exist only once it is CL_COMPLETE (a blocking read that did not list this event
+ * promises nothing about it). */
+cl_int profiling_stamps(cl_event event, cl_ulong stamps[4]);
 
 /* Writes the log as {"traceEvents": [...]}: one complete ("ph": "X") event per command,
  * ts/dur in microseconds from the earliest START, plus the names of devices and queues
