@@ -16,38 +16,34 @@
 
 /* ---- The parameters of the advanced steps, as text ("BM=128,BN=64,...") -------------------- */
 
-/* The keys of tuning.c's table that the advanced steps use. */
-static const char *const advanced_keys[] = {"BM",  "BN",  "BK",      "TM",      "TN",      "VW",
-                                            "WIM", "WIN", "GROUP_M", "SPLIT_K", "FMA_ROWS"};
-#define ADVANCED_KEY_COUNT (sizeof advanced_keys / sizeof advanced_keys[0])
-
 static int *advanced_field(matmul_tuning *t, size_t k) {
-    return matmul_tuning_field(t, advanced_keys[k]);
+    return matmul_tuning_field(t, matmul_advanced_keys[k]);
 }
 
 static void format_advanced(const matmul_tuning *t, char *out, size_t size) {
     size_t used = 0;
     out[0] = '\0';
-    for (size_t k = 0; k < ADVANCED_KEY_COUNT && used < size; ++k)
-        used += (size_t)snprintf(out + used, size - used, "%s%s=%d", k ? "," : "", advanced_keys[k],
-                                 *advanced_field((matmul_tuning *)t, k));
+    for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT && used < size; ++k)
+        used += (size_t)snprintf(out + used, size - used, "%s%s=%d", k ? "," : "",
+                                 matmul_advanced_keys[k], *advanced_field((matmul_tuning *)t, k));
 }
 
 /* Reads "KEY=VALUE,..." (every advanced key exactly once) into t. NULL, or what is wrong.
  * FMA_ROWS may be missing: lines written before it existed were tuned with the order it now
  * calls 4. */
 static const char *parse_advanced(const char *text, matmul_tuning *t) {
-    int seen[ADVANCED_KEY_COUNT] = {0};
+    int seen[MATMUL_ADVANCED_KEY_COUNT] = {0};
     const char *item = text;
     for (;;) {
         const size_t len = strcspn(item, ",");
         const char *equals = memchr(item, '=', len);
         if (!equals) return "an item is not KEY=VALUE";
         size_t k = 0;
-        while (k < ADVANCED_KEY_COUNT && !(strlen(advanced_keys[k]) == (size_t)(equals - item) &&
-                                           strncmp(advanced_keys[k], item, equals - item) == 0))
+        while (k < MATMUL_ADVANCED_KEY_COUNT &&
+               !(strlen(matmul_advanced_keys[k]) == (size_t)(equals - item) &&
+                 strncmp(matmul_advanced_keys[k], item, equals - item) == 0))
             ++k;
-        if (k == ADVANCED_KEY_COUNT) return "unknown key";
+        if (k == MATMUL_ADVANCED_KEY_COUNT) return "unknown key";
         if (seen[k]) return "a key appears twice";
         char *end = NULL; /* digits only: strtol would also take spaces and a sign */
         const long value = isdigit((unsigned char)equals[1]) ? strtol(equals + 1, &end, 10) : 0;
@@ -57,9 +53,9 @@ static const char *parse_advanced(const char *text, matmul_tuning *t) {
         if (item[len] == '\0') break;
         item += len + 1;
     }
-    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
+    for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT; ++k) {
         if (seen[k]) continue;
-        if (strcmp(advanced_keys[k], "FMA_ROWS") != 0) return "a key is missing";
+        if (strcmp(matmul_advanced_keys[k], "FMA_ROWS") != 0) return "a key is missing";
         t->fma_rows = 4;
     }
     return NULL;
@@ -371,7 +367,7 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
         }
     }
     /* OCLT_MATMUL_TUNE's keys win. */
-    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
+    for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT; ++k) {
         const int given = *advanced_field((matmul_tuning *)&override->value, k);
         if (given) *advanced_field(&picked, k) = given;
     }
@@ -422,7 +418,7 @@ static int deep_split(const matmul_problem *p, const matmul_tuning *t, cl_uint u
  * constraint on this device are left out before any build. */
 /* 1 when OCLT_MATMUL_TUNE sets one of the advanced keys. */
 static int overrides_advanced(const matmul_tuning_override *override) {
-    for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k)
+    for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT; ++k)
         if (*advanced_field((matmul_tuning *)&override->value, k)) return 1;
     return 0;
 }
@@ -476,7 +472,7 @@ static int make_candidates(const matmul_device_limits *limits, const matmul_tuni
                         if (!limits->is_cpu && t.bk > (wide ? 32 : 16)) continue;
                         if (limits->is_cpu && !wide && (t.bk < 16 || t.bk > 64)) continue;
                         /* OCLT_MATMUL_TUNE's keys win here too: the search covers the rest. */
-                        for (size_t k = 0; k < ADVANCED_KEY_COUNT; ++k) {
+                        for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT; ++k) {
                             const int given = *advanced_field((matmul_tuning *)&override->value, k);
                             if (given) *advanced_field(&t, k) = given;
                         }

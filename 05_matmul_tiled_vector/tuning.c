@@ -25,6 +25,18 @@ static const tuning_key keys[] = {
 };
 #define KEY_COUNT (sizeof keys / sizeof keys[0])
 
+const char *const matmul_advanced_keys[] = {"BM",  "BN",  "BK",      "TM",      "TN",      "VW",
+                                            "WIM", "WIN", "GROUP_M", "SPLIT_K", "FMA_ROWS"};
+_Static_assert(sizeof matmul_advanced_keys / sizeof *matmul_advanced_keys ==
+                   MATMUL_ADVANCED_KEY_COUNT,
+               "MATMUL_ADVANCED_KEY_COUNT counts matmul_advanced_keys");
+
+static int is_advanced_key(const char *key) {
+    for (size_t k = 0; k < MATMUL_ADVANCED_KEY_COUNT; ++k)
+        if (!strcmp(matmul_advanced_keys[k], key)) return 1;
+    return 0;
+}
+
 static int *field(matmul_tuning *t, size_t k) {
     return (int *)((char *)t + keys[k].offset);
 }
@@ -310,11 +322,9 @@ int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *
     default_tuning(limits, tuning);
     /* The keys of steps 1-7 only: BM to FMA_ROWS go on top of the row the advanced steps use,
      * and are checked with it (autotune.c: matmul_pick_advanced), not against the defaults. */
-    int advanced = 0;
     for (size_t k = 0; k < KEY_COUNT; ++k) {
-        advanced |= !strcmp(keys[k].key, "BM"); /* the first advanced key; the rest follow it */
         int value = *field((matmul_tuning *)&override->value, k);
-        if (value && !advanced) *field(tuning, k) = value;
+        if (value && !is_advanced_key(keys[k].key)) *field(tuning, k) = value;
     }
     char why[256];
     if (matmul_broken_constraint(tuning, limits, why, sizeof why))

@@ -57,6 +57,10 @@ size_t matmul_local_bytes_double_buffer(const matmul_tuning *t);
 /* The field of `t` that KEY (as in OCLT_MATMUL_TUNE: "BM", "TSK", ...) sets; NULL if none. */
 int *matmul_tuning_field(matmul_tuning *t, const char *key);
 
+/* The keys of the advanced steps (BM ... FMA_ROWS), in the order they are printed and cached. */
+#define MATMUL_ADVANCED_KEY_COUNT 11
+extern const char *const matmul_advanced_keys[];
+
 /* The first constraint the tuning breaks on this device, as a phrase in `why`; NULL when all
  * hold (the tuner uses it to skip impossible candidates before building them). */
 const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
