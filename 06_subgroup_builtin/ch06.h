@@ -100,6 +100,9 @@ typedef struct {
     size_t groups[MAX_PASSES]; /* work-groups = values written */
 } pass_plan;
 
+/* tuning.c: the passes of a reduction of n values, at most max_groups work-groups each. */
+void plan_passes(size_t n, size_t local, size_t per_item, size_t max_groups, pass_plan *plan);
+
 /* The operation written in front of the kernels, the work-group size, tuning and passes. */
 void print_shape(const char *source, size_t local, const tuning *tune, const pass_plan *passes);
 

@@ -140,23 +140,8 @@ static int build_variants(lesson *L) {
 
 /* ---- 3. Passes: each work-group folds its share into one partial ------------------------- */
 
-/* First pass: enough work-groups to cover n with per_item loads each, at most max_groups
- * (the grid-stride loop covers the rest). Later passes do the same on the partials. Every
- * pass at least halves the count, so the loop ends. */
-static void plan_passes(size_t n, size_t local, size_t per_item, size_t max_groups,
-                        pass_plan *plan) {
-    size_t per_group = local * per_item < 2 ? 2 : local * per_item;
-    plan->count = 0;
-    do {
-        size_t groups = (n + per_group - 1) / per_group;
-        if (groups > max_groups) groups = max_groups;
-        plan->n[plan->count] = n;
-        plan->groups[plan->count] = groups;
-        ++plan->count;
-        n = groups;
-    } while (n > 1);
-}
-
+/* The passes and their work-group counts come from plan_passes (tuning.c). Every variant but
+ * single_pass launches one kernel per pass, reading the partials the pass before wrote. */
 int enqueue_reduction(const reduction *r, cl_event *events) {
     cl_command_queue queue = r->dev->queue;
     cl_kernel k = r->kernel;

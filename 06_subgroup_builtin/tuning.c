@@ -1,5 +1,5 @@
-/* Chapter 06: the shape of the sweep (OCLT_SUBGROUP_TUNE, defaults by device type) and the
- * device limits the work-group size must respect. */
+/* Chapter 06: the shape of the sweep (OCLT_SUBGROUP_TUNE, defaults by device type), the
+ * device limits the work-group size must respect, and the passes that follow from both. */
 #include "ch06.h"
 
 #include <stdlib.h>
@@ -111,4 +111,20 @@ int choose_local_size(const oclt_cli_spec *spec, const oclt_device *dev, const t
                                 "the device promises %u (CL_DEVICE_MEM_BASE_ADDR_ALIGN)",
                                 tune->vec, (size_t)tune->vec * element_size, align_bits / 8);
     return 0;
+}
+
+/* First pass: enough work-groups to cover n with per_item loads each, at most max_groups
+ * (the grid-stride loop covers the rest). Later passes do the same on the partials. Every
+ * pass at least halves the count, so the loop ends. */
+void plan_passes(size_t n, size_t local, size_t per_item, size_t max_groups, pass_plan *plan) {
+    size_t per_group = local * per_item < 2 ? 2 : local * per_item;
+    plan->count = 0;
+    do {
+        size_t groups = (n + per_group - 1) / per_group;
+        if (groups > max_groups) groups = max_groups;
+        plan->n[plan->count] = n;
+        plan->groups[plan->count] = groups;
+        ++plan->count;
+        n = groups;
+    } while (n > 1);
 }
