@@ -54,6 +54,7 @@ oclt_status run_build_options(const oclt_device *dev, const oclt_options *opt, o
     cl_program programs[build_count] = {0};
     cl_kernel kernels[build_count] = {0};
     launch launches[build_count];
+    char labels[build_count][64];
     cl_mem x_buf = NULL, y_buf = NULL;
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *y0 = malloc(n * sizeof *y0);
     double *times = calloc((size_t)build_count * rounds, sizeof *times);
@@ -77,8 +78,10 @@ oclt_status run_build_options(const oclt_device *dev, const oclt_options *opt, o
             goto release;
         /* One work-item per ITEMS_PER_WORK_ITEM elements; the driver chooses the local size. */
         const size_t per_item = builds[b].items_per_work_item;
-        launches[b] = (launch){dev, kernels[b], 1,     {(n + per_item - 1) / per_item},
-                               {0}, NULL,       y_buf, n * sizeof *y};
+        snprintf(labels[b], sizeof labels[b], "sine_taylor built with '%s'", builds[b].options);
+        launches[b] =
+            (launch){dev,   kernels[b],    1,        {(n + per_item - 1) / per_item}, {0}, NULL,
+                     y_buf, n * sizeof *y, labels[b]};
         double warm_up = 0;
         if (run_once(&launches[b], &warm_up)) goto release;
     }

@@ -12,7 +12,12 @@ trap 'rm -f "$ours" "$theirs"' EXIT
 # can see different values on a busy machine: compare up to three times before calling it a
 # difference.
 for attempt in 1 2 3; do
-    "$program" --size 1024 --reps 1 >"$ours" || { echo "chapter 01 failed"; exit 1; }
+    "$program" --size 1024 --reps 1 >"$ours"
+    case $? in
+    0) ;;
+    77) echo "no OpenCL device: skipping"; exit 77 ;;
+    *) echo "chapter 01 failed"; exit 1 ;;
+    esac
     clinfo --raw >"$theirs"
     # The block after "Chosen device" holds "  CL_NAME value" lines.
     value() { sed -n '/^Chosen device/,$p' "$ours" | awk -v key="$1" '$1 == key { $1 = ""; sub(/^ +/, ""); print; exit }'; }

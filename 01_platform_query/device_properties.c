@@ -134,10 +134,13 @@ static void print_collectives(cl_device_id device, int device_version) {
     cl_uint max_sub_groups = 0;
     int has_query = device_version >= 210 && query(device, CL_DEVICE_MAX_NUM_SUB_GROUPS,
                                                    sizeof max_sub_groups, &max_sub_groups);
+    const int khr = oclt_device_has_extension(device, "cl_khr_subgroups");
+    const int intel = oclt_device_has_extension(device, "cl_intel_subgroups");
+    /* Before 2.1 there is no count to ask for: a listed extension is the answer. */
+    const int supported = has_query ? max_sub_groups > 0 : khr || intel;
     snprintf(text, sizeof text, "%s%s%s; max sub-groups per work-group: %s",
-             oclt_device_has_extension(device, "cl_khr_subgroups") ? "cl_khr_subgroups " : "",
-             oclt_device_has_extension(device, "cl_intel_subgroups") ? "cl_intel_subgroups " : "",
-             max_sub_groups > 0 ? "supported" : "not supported",
+             khr ? "cl_khr_subgroups " : "", intel ? "cl_intel_subgroups " : "",
+             supported ? "supported" : "not supported",
              has_query ? (max_sub_groups ? "" : "0") : "(not reported)");
     if (has_query && max_sub_groups) {
         char count[16];

@@ -43,7 +43,7 @@ cl_int run_once(void *context, double *ms) {
     cl_int err = oclt_poison_buffer(l->dev->queue, l->output, l->output_bytes);
     if (err) return err;
     err = oclt_enqueue_kernel_at(l->dev->queue, l->kernel, l->dims, l->offset, l->global,
-                                 l->local[0] ? l->local : NULL, 0, NULL, &done, "part 2");
+                                 l->local[0] ? l->local : NULL, 0, NULL, &done, l->label);
     if (err) return err;
     err = OCLT_CHECK(clWaitForEvents(1, &done));
     if (!err) err = oclt_events_span_ms(done, done, ms); /* START to END */
@@ -69,8 +69,9 @@ static size_t local_size_for(cl_kernel kernel, cl_device_id device, size_t wante
 }
 
 /* y = a*x + b + table[i % 4]. Each element is checked within its own rounding bound:
- * three operations, |error| <= gamma(3) * (|a*x| + |b| + table), so a wrong sign or a lost
- * term (at least 0.25 here) cannot hide, and a skipped element stays a NaN. */
+ * three operations, |error| <= gamma(3) * (|a*x| + |b| + table), so a wrong sign of b or a lost
+ * b or table term (0.25 to 0.75 here) cannot hide, nor a wrong sign of a*x wherever |a*x| is
+ * not tiny, and a skipped element stays a NaN. */
 static oclt_status run_scale_shift(const oclt_device *dev, const oclt_options *opt,
                                    cl_program program, oclt_rng *rng, double *ms) {
     const size_t n = opt->size[0];
@@ -106,8 +107,9 @@ static oclt_status run_scale_shift(const oclt_device *dev, const oclt_options *o
      * rounded up to whole groups; the kernel guards i < n. */
     const size_t local = local_size_for(kernel, dev->device, 64);
     if (!local) goto release;
-    launch l = {dev,     kernel, 1,     {(n + local - 1) / local * local},
-                {local}, NULL,   y_buf, n * sizeof *y};
+    launch l = {dev,          kernel, 1,     {(n + local - 1) / local * local},
+                {local},      NULL,   y_buf, n * sizeof *y,
+                "scale_shift"};
     if (oclt_time_median(run_once, &l, opt->reps, ms)) goto release;
     if (!opt->check) {
         status = OCLT_UNCHECKED;
@@ -167,8 +169,9 @@ static oclt_status run_group_sum(const oclt_device *dev, const oclt_options *opt
         OCLT_CHECK(clSetKernelArg(kernel, 2, local * sizeof(cl_int), NULL)) ||
         OCLT_ARG(kernel, 3, n32))
         goto release;
-    launch l = {dev,     kernel, 1,           {groups * local},
-                {local}, NULL,   partial_buf, groups * sizeof *partial};
+    launch l = {dev,        kernel, 1,           {groups * local},
+                {local},    NULL,   partial_buf, groups * sizeof *partial,
+                "group_sum"};
     if (oclt_time_median(run_once, &l, opt->reps, ms)) goto release;
     if (!opt->check) {
         status = OCLT_UNCHECKED;
@@ -223,7 +226,7 @@ static oclt_status run_work_items(const oclt_device *dev, const oclt_options *op
         }
     out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, *bytes, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(out)") || OCLT_ARG(kernel, 0, out_buf)) goto release;
-    launch l = {dev, kernel, 2, {width, height}, {lx, ly}, offset, out_buf, *bytes};
+    launch l = {dev, kernel, 2, {width, height}, {lx, ly}, offset, out_buf, *bytes, "work_items"};
     if (oclt_time_median(run_once, &l, opt->reps, ms)) goto release;
     if (!opt->check) {
         status = OCLT_UNCHECKED;

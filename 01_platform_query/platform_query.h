@@ -29,6 +29,7 @@ typedef struct {
     const size_t *offset;       /* NULL: no global offset */
     cl_mem output;
     size_t output_bytes;
+    const char *label; /* names the launch in error messages */
 } launch;
 cl_int run_once(void *launch, double *ms);
 

@@ -155,7 +155,7 @@ oclt_status demo_image_bilinear(ch02 *c) {
     for (int k = 0; k < 2; ++k) {
         char size_text[32], note[96];
         snprintf(size_text, sizeof size_text, "%dx%d", s.out_width, s.out_height);
-        snprintf(note, sizeof note, "%.2fx the buffer kernel's time", best[1] / best[k]);
+        snprintf(note, sizeof note, "%.2fx the buffer kernel's time", best[k] / best[1]);
         const oclt_status st = !c->opt->check ? OCLT_UNCHECKED : wrong[k] ? OCLT_FAIL : OCLT_PASS;
         if (st == OCLT_FAIL) status = OCLT_FAIL;
         oclt_report_result(c->report, names[k], size_text, best[k], pixels / (best[k] * 1e3),

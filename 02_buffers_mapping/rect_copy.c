@@ -49,17 +49,20 @@ typedef struct {
     box_side buffer, host, back;
 } rect_case;
 
-/* One blocking rect transfer between the case's buffer side and a host side: Write (host ->
- * buffer) when `write`, else Read. Both calls take the same arguments in the same order. */
-static cl_int rect_transfer(cl_command_queue queue, cl_mem buffer, int write, const rect_case *rc,
-                            const box_side *host_side, void *host) {
+typedef enum { RECT_READ, RECT_WRITE } rect_direction;
+
+/* One blocking rect transfer between the case's buffer side and a host side: RECT_WRITE (host ->
+ * buffer) or RECT_READ. Both calls take the same arguments in the same order. */
+static cl_int rect_transfer(cl_command_queue queue, cl_mem buffer, rect_direction direction,
+                            const rect_case *rc, const box_side *host_side, void *host) {
     const box_side *b = &rc->buffer, *h = host_side;
-    return write ? OCLT_CHECK(clEnqueueWriteBufferRect(
-                       queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
-                       b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL))
-                 : OCLT_CHECK(clEnqueueReadBufferRect(
-                       queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
-                       b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL));
+    return direction == RECT_WRITE
+               ? OCLT_CHECK(clEnqueueWriteBufferRect(
+                     queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
+                     b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL))
+               : OCLT_CHECK(clEnqueueReadBufferRect(
+                     queue, buffer, CL_TRUE, b->origin, h->origin, rc->region, b->row_pitch,
+                     b->slice_pitch, h->row_pitch, h->slice_pitch, host, 0, NULL, NULL));
 }
 
 /* What a correct rect call leaves in dst: poison everywhere but the box, copied from src. */
@@ -89,7 +92,7 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
     if (oclt_poison_buffer(dev->queue, buffer, rc->buffer.bytes)) goto release_buffer;
 
     /* host -> buffer */
-    if (rect_transfer(dev->queue, buffer, CL_TRUE, rc, &rc->host, host)) goto release_buffer;
+    if (rect_transfer(dev->queue, buffer, RECT_WRITE, rc, &rc->host, host)) goto release_buffer;
     expect_box(whole_expected, &rc->buffer, host, &rc->host, rc->region);
     oclt_poison_host(whole, rc->buffer.bytes);
     if (OCLT_CHECK(clEnqueueReadBuffer(dev->queue, buffer, CL_TRUE, 0, rc->buffer.bytes, whole, 0,
@@ -104,7 +107,7 @@ static oclt_status run_rect(ch02 *c, const rect_case *rc) {
     /* buffer -> host, somewhere else */
     print_offset("back", &rc->back);
     oclt_poison_host(back, rc->back.bytes);
-    if (rect_transfer(dev->queue, buffer, CL_FALSE, rc, &rc->back, back)) goto release_buffer;
+    if (rect_transfer(dev->queue, buffer, RECT_READ, rc, &rc->back, back)) goto release_buffer;
     expect_box(back_expected, &rc->back, whole_expected, &rc->buffer, rc->region);
     size_t bad_back =
         compare_words("host after ReadBufferRect", back, back_expected, rc->back.bytes / 4);

@@ -38,16 +38,20 @@ static size_t log2_size(size_t x) {
 
 /* The longest chain of additions any input element passes through (for the float bound): per
  * pass, the additions in one work-item's registers plus the tree's log2(local) levels; reduce7
- * adds the last group's loop over the partials and a second tree. */
+ * adds the last group's loop over the partials and a second tree. In registers (SWEEP), an
+ * element of a vector is added into its own lane of acc, once per vector the item reads (the
+ * first addition, to the identity, is exact), then lane_sum adds the VEC lanes one after another
+ * and one more addition brings in leftover_sum; a left-over element passes through
+ * leftover_sum's loop and that last addition. */
 size_t addition_chain(int v, const geometry *g, const pass_plan *passes, size_t count) {
     size_t chain = 0, tree = log2_size(g->local);
     for (size_t p = 0; p < count; ++p) {
         size_t in_registers = plans[v].shape == PAIR_PER_ITEM; /* ONE_PER_ITEM: 0 */
         if (plans[v].shape == SWEEP) {
             size_t vectors = passes[p].count / g->vec, stride = passes[p].groups * g->local;
-            in_registers = g->vec * div_up(vectors, stride) +
-                           div_up(passes[p].count % g->vec, stride); /* >= 1, minus 1 below */
-            in_registers -= 1;
+            size_t in_lane = div_up(vectors, stride) - (vectors > 0) + (g->vec - 1) + 1;
+            size_t leftover = div_up(passes[p].count % g->vec, stride); /* - 1 exact, + 1 */
+            in_registers = in_lane > leftover ? in_lane : leftover;
         }
         chain += in_registers + (plans[v].reduces ? tree : 0);
     }

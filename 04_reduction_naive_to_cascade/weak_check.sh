@@ -2,9 +2,9 @@
 # weak_check.sh PROGRAM [ARGS...]
 # Runs chapter 04 and fails if any float or double result says PASS with a tolerance of 1/8 of
 # the exact sum or more: such a check could not see a loss of 1/8 of the input, so the program
-# must call the result UNCHECKED. With groups of 2 work-items at n = 2^24 + 1, a device of few
-# compute units (the 2-core CI machine) has chains of millions of additions and takes that path;
-# a GPU's chains are short enough to check.
+# must call the result UNCHECKED. With groups of 2 work-items, scalar loads (VEC=1) and one group
+# per compute unit at n = 2^24 + 1, a device of few compute units (the 2-core CI machine) has
+# chains of millions of additions and takes that path; a GPU's chains are short enough to check.
 out=$("$@" 2>&1)
 status=$?
 printf '%s\n' "$out"

@@ -22,7 +22,7 @@ void oclt_fill_int(oclt_rng *rng, int32_t *x, size_t n, int32_t lo, int32_t hi);
 
 /* The poison written over outputs before every run, so that an element a kernel forgot to
  * write can never look right: the 32-bit word 0xFFBADBAD is a NaN as a float, -4531283 as an
- * int, and 0xFFBADBADFFBADBAD (about -1.6e308) as a double. */
+ * int, and 0xFFBADBADFFBADBAD (about -1.9e307) as a double. */
 #define OCLT_POISON_WORD 0xFFBADBADu
 
 void oclt_poison_host(void *data, size_t bytes);
@@ -53,7 +53,8 @@ double oclt_whole_sum_tolerance(int significand_bits, size_t chain, double sum_a
 
 /* 1 when a sum's tolerance reaches 1/8 of the sum of |x|: a kernel that lost an eighth of a
  * one-signed input would then pass the check, so a pass proves little. A long chain of float
- * additions gets there (chain * 2^-24 near 1/9, as with groups of 2 work-items at n = 2^24).
+ * additions gets there (chain * 2^-24 near 1/9: chapter 04 with groups of 2 work-items and scalar
+ * loads at n = 2^24 on two compute units).
  * The chapters report such a result UNCHECKED, with the reason, rather than PASS. */
 int oclt_sum_check_too_weak(double tolerance, double sum_abs);
 

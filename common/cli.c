@@ -240,13 +240,16 @@ static void print_help(const oclt_cli_spec *spec) {
     if (spec->extra_options & OCLT_OPT_LOCAL)
         printf("      --local L        work-group size, a power of two within the device's and "
                "kernel's limits\n");
-    printf("      --reps R         timed repetitions after a warm-up; median reported "
-           "(default %d)\n"
-           "      --seed S         random seed for the inputs (default: new each run, printed)\n"
-           "      --no-check       skip the comparison with the CPU reference\n"
-           "      --csv FILE       append one row per variant: "
-           "chapter,variant,device,size,time_ms,figure,unit,check,e2e_ms\n",
-           spec->default_reps);
+    if (!(spec->omit_options & OCLT_OMIT_REPS))
+        printf("      --reps R         timed repetitions after a warm-up; median reported "
+               "(default %d)\n",
+               spec->default_reps);
+    printf("      --seed S         random seed for the inputs (default: new each run, printed)\n");
+    if (!(spec->omit_options & OCLT_OMIT_NO_CHECK))
+        printf("      --no-check       skip the comparison with the CPU reference\n");
+    if (!(spec->omit_options & OCLT_OMIT_CSV))
+        printf("      --csv FILE       append one row per variant: "
+               "chapter,variant,device,size,time_ms,figure,unit,check,e2e_ms\n");
     if (spec->extra_options & OCLT_OPT_TRACE)
         printf("      --trace FILE     write the profiled commands as Chrome trace-event JSON\n");
     if (spec->extra_options & OCLT_OPT_TUNE)
@@ -284,8 +287,15 @@ enum {
     OPT_LOCAL,
     OPT_OP,
     OPT_TRACE,
-    OPT_TUNE
+    OPT_TUNE,
+    OPT_HELP /* --help has a value of its own, so that --help=x is told from -h (see default:) */
 };
+
+/* The length of "--name" in "--name=value". */
+static int option_name_length(const char *arg) {
+    const char *equals = strchr(arg, '=');
+    return equals ? (int)(equals - arg) : (int)strlen(arg);
+}
 
 int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oclt_options *opt) {
     memset(opt, 0, sizeof *opt);
@@ -301,11 +311,14 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
     longopts[n++] = (struct option){"device", required_argument, NULL, 'd'};
     longopts[n++] = (struct option){"devices", no_argument, NULL, OPT_DEVICES};
     longopts[n++] = (struct option){"size", required_argument, NULL, OPT_SIZE};
-    longopts[n++] = (struct option){"reps", required_argument, NULL, OPT_REPS};
+    if (!(spec->omit_options & OCLT_OMIT_REPS))
+        longopts[n++] = (struct option){"reps", required_argument, NULL, OPT_REPS};
     longopts[n++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
-    longopts[n++] = (struct option){"no-check", no_argument, NULL, OPT_NO_CHECK};
-    longopts[n++] = (struct option){"csv", required_argument, NULL, OPT_CSV};
-    longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
+    if (!(spec->omit_options & OCLT_OMIT_NO_CHECK))
+        longopts[n++] = (struct option){"no-check", no_argument, NULL, OPT_NO_CHECK};
+    if (!(spec->omit_options & OCLT_OMIT_CSV))
+        longopts[n++] = (struct option){"csv", required_argument, NULL, OPT_CSV};
+    longopts[n++] = (struct option){"help", no_argument, NULL, OPT_HELP};
     if (spec->variant_count) {
         longopts[n++] = (struct option){"variant", required_argument, NULL, OPT_VARIANT};
         longopts[n++] = (struct option){"list-variants", no_argument, NULL, OPT_LIST_VARIANTS};
@@ -428,14 +441,20 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
                 return oclt_usage_error(spec, "--local '%s' must be a power of two", optarg);
             break;
         case 'h':
+        case OPT_HELP:
             print_help(spec);
             return OCLT_EXIT_OK;
         case ':':
             return oclt_usage_error(spec, "option '%s' needs a value", argv[optind - 1]);
         default:
-            /* A short option inside a group (-zz): optind has not moved past the group yet. */
-            if (optopt > 0 && optopt != '?')
+            /* A short option, perhaps inside a group (-zz), where optind has not moved past
+             * the group yet. */
+            if (optopt > 0 && optopt < OPT_DEVICES)
                 return oclt_usage_error(spec, "unknown option '-%c' (see --help)", optopt);
+            /* A known long option given a value it does not take: --no-check=1. */
+            if (optopt >= OPT_DEVICES)
+                return oclt_usage_error(spec, "option '%.*s' takes no value",
+                                        option_name_length(argv[optind - 1]), argv[optind - 1]);
             return oclt_usage_error(spec, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }

@@ -36,6 +36,14 @@ enum {
     OCLT_OPT_TUNE = 1 << 4   /* --tune[=quick|wide|N]: search the chapter's tuning on the device */
 };
 
+/* Shared options a program that does not use them leaves out (an exercise's solution that runs
+ * once, or always checks): then they are unknown options, not silently ignored. */
+enum {
+    OCLT_OMIT_REPS = 1 << 0,     /* --reps: the program times nothing */
+    OCLT_OMIT_NO_CHECK = 1 << 1, /* --no-check: the program always checks */
+    OCLT_OMIT_CSV = 1 << 2       /* --csv: the program writes no rows */
+};
+
 typedef struct {
     const char *name;        /* as given to --variant */
     const char *description; /* one line for --list-variants */
@@ -53,6 +61,7 @@ typedef struct {
     const oclt_variant_info *variants; /* may be NULL for a chapter without variants */
     size_t variant_count;
     unsigned extra_options;   /* OCLT_OPT_* */
+    unsigned omit_options;    /* OCLT_OMIT_* */
     const char *const *types; /* for --type, NULL-terminated; [0] is the default */
     const char *const *ops;   /* for --op, NULL-terminated; [0] is the default */
 } oclt_cli_spec;

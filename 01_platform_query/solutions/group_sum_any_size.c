@@ -14,6 +14,7 @@ static const oclt_cli_spec spec = {
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {100003},
     .default_reps = 1,
+    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK,
 };
 
 /* Sums in[0..n) per group of `local` on the device and compares with the CPU. */
@@ -26,7 +27,10 @@ static oclt_status sum_with_local_size(const oclt_device *dev, cl_kernel kernel,
     cl_mem in_buf = NULL, out_buf = NULL;
     cl_int err = CL_SUCCESS;
     oclt_status status = OCLT_FAIL;
-    if (!in || !got || !want) goto release;
+    if (!in || !got || !want) {
+        fprintf(stderr, "out of host memory\n");
+        goto release;
+    }
     oclt_fill_int(rng, in, n, 1, 1000);
     for (size_t i = 0; i < n; ++i) want[i / local] += in[i];
     in_buf = clCreateBuffer(dev->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof *in,
@@ -83,6 +87,12 @@ int main(int argc, char **argv) {
         return oclt_usage_error(&spec, "--size %zu does not fit the kernel's uint count",
                                 opt.size[0]);
     if ((rc = oclt_open_device(&spec, &opt, &dev)) != OCLT_CONTINUE) return rc;
+    /* The input, and at most one partial per element. */
+    const cl_ulong bytes = (cl_ulong)opt.size[0] * sizeof(int32_t);
+    if ((rc = oclt_require_memory(&spec, &dev, bytes, 2 * bytes, "--size")) != 0) {
+        oclt_close_device(&dev);
+        return rc;
+    }
     cl_program program = oclt_build_file(dev.context, dev.device, "group_sum_any_size.cl", "");
     cl_kernel kernel = program ? oclt_create_kernel(program, "group_sum_any_size") : NULL;
     rc = kernel ? sum_with_each_local_size(&dev, &opt, kernel) : OCLT_EXIT_FAIL;

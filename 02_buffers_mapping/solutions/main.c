@@ -18,6 +18,7 @@ static const oclt_cli_spec spec = {
     .default_size = {1000},
     .size_help = "rows of the 53-column matrix (at most 4096); the image is min(--size, 64) high",
     .default_reps = 1,
+    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK,
     .variants = variants,
     .variant_count = sizeof variants / sizeof variants[0],
 };

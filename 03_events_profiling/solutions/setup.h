@@ -11,7 +11,8 @@
 #define SOLUTION_SPEC(name, text)                                                                  \
     {                                                                                              \
         .chapter = (name), .summary = (text), .size_kind = OCLT_SIZE_COUNT,                        \
-        .default_size = {1u << 20}, .default_reps = 1                                              \
+        .default_size = {1u << 20}, .default_reps = 1,                                             \
+        .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_CSV                                             \
     }
 
 /* Both solutions compute y = SOLUTION_A * x + SOLUTION_B. */

@@ -9,7 +9,8 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
                               .summary = summary,
                               .size_kind = OCLT_SIZE_COUNT,
                               .default_size = {default_size},
-                              .default_reps = 1};
+                              .default_reps = 1,
+                              .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK};
     int rc = oclt_parse_command_line(argc, argv, &s->spec, &s->opt);
     if (rc != OCLT_CONTINUE) return rc;
     if (s->opt.size[0] > 0x7FFFFFFF)

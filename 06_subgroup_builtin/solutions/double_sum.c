@@ -17,6 +17,7 @@ static const oclt_cli_spec spec = {
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {1u << 22},
     .default_reps = 1,
+    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK,
 };
 
 static const char double_header[] = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"

@@ -18,6 +18,7 @@ static const oclt_cli_spec spec = {
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {1u << 20},
     .default_reps = 1,
+    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK,
 };
 
 static const char max_header[] = "#define T float\n#define TV float4\n#define AS_T as_float\n"

@@ -54,7 +54,7 @@ function(oclt_add_usage_test name code regex)
   add_test(NAME ${name}
            COMMAND sh ${PROJECT_SOURCE_DIR}/common/tests/expect.sh ${code} "${regex}" ${ARGN}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-  set_tests_properties(${name} PROPERTIES LABELS "usage" TIMEOUT 120)
+  set_tests_properties(${name} PROPERTIES LABELS "usage" TIMEOUT 120 SKIP_RETURN_CODE 77)
 endfunction()
 
 # oclt_add_oclgrind_test(<test name> [EXPECT_RACE] [NO_UNINITIALIZED] COMMAND <program> [args...])
