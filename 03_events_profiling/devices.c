@@ -41,7 +41,10 @@ void scenario_multi_context(lesson *L) {
                    "context B"))
         goto release;
 
+    /* B's chain does not start with chain_start, which poisons A's output on the device. */
     oclt_poison_host(b.y, n * sizeof(int32_t));
+    if (oclt_poison_buffer(b.queue, b.y_buf, n * sizeof(int32_t)) || OCLT_CHECK(clFinish(b.queue)))
+        goto release;
     double start = oclt_now_ms();
     /* Context A: u = A*x + B, read back to the host (into a.y). */
     if (chain_start(L, &a, NULL, &ev_a) || OCLT_CHECK(clFlush(a.queue))) goto release;

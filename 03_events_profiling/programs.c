@@ -212,7 +212,10 @@ void scenario_binaries(lesson *L) {
     }
     binary = malloc(binary_size);
     damaged = malloc(binary_size);
-    if (!binary || !damaged) goto release_programs;
+    if (!binary || !damaged) {
+        fprintf(stderr, "out of host memory\n");
+        goto release_programs;
+    }
     unsigned char *binaries[1] = {binary};
     if (OCLT_CHECK(
             clGetProgramInfo(from_source, CL_PROGRAM_BINARIES, sizeof binaries, binaries, NULL)))
@@ -245,6 +248,7 @@ void scenario_binaries(lesson *L) {
         ++link_failures;
     }
     /* Equal to a wrong result is wrong too: the reference check counts for every path. */
+    const size_t differences = binary_failures + link_failures;
     link_failures += source_failures;
     binary_failures += source_failures;
     link_status = verdict(L, link_failures);
@@ -253,7 +257,9 @@ void scenario_binaries(lesson *L) {
     printf("    first run    %14.1f %14.1f %14.1f   (relax_steps, %d steps, write + read)\n",
            first_run_ms[0], first_run_ms[1], first_run_ms[2], BINARY_STEPS);
     printf("    relax_steps from the three programs: %s\n",
-           binary_failures + link_failures ? "results DIFFER" : "identical results, bit for bit");
+           differences       ? "results DIFFER"
+           : source_failures ? "identical bits, but wrong (the reference check failed)"
+                             : "identical results, bit for bit");
 
     /* A damaged binary must be refused, never run. Drivers check the header (magic number,
      * device, version); damage further in may go unnoticed, and PoCL 3.1 even aborts the

@@ -100,10 +100,11 @@ release:
 }
 
 /* ---- user_event_error: cancelling a chain ------------------------------------------------
- * clSetUserEventStatus with a negative value marks the user event as failed. Every command that
- * waits on it ends with a negative status too (typically
- * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), and so does every command waiting on those:
- * the error flows down the graph and nothing of the chain runs. The specification allows a
+ * clSetUserEventStatus with a negative value marks the user event as failed. The specification
+ * terminates the commands that wait on it directly: they end with a negative status (typically
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST). Commands further down the chain may be
+ * terminated too or may run: PoCL and NVIDIA's driver 580 terminate the whole chain, and the
+ * scenario reports a later command that runs as a NOTE, not a failure. The specification allows a
  * context whose commands were terminated to become unusable, so this scenario gets a context
  * of its own. */
 

@@ -70,11 +70,12 @@ typedef struct {
 } capabilities;
 
 typedef struct {
-    int usable;    /* the device (and --local) allow it */
-    char why[200]; /* what enables it, or what is missing */
-    char std[24];  /* "-cl-std=CL3.0", or "" for the compiler's default (1.x) */
-    size_t width;  /* intel_sub_group: the forced sub-group width */
-    int gpu_fence; /* single_pass: NVIDIA's GPU-scope fence (-D NVIDIA_GPU_FENCE) */
+    int usable;          /* the device (and --local) allow it */
+    char why[200];       /* what enables it, or what is missing */
+    int missing_feature; /* unusable because the device lacks a feature (not --local, a width) */
+    char std[24];        /* "-cl-std=CL3.0", or "" for the compiler's default (1.x) */
+    size_t width;        /* intel_sub_group: the forced sub-group width */
+    int gpu_fence;       /* single_pass: NVIDIA's GPU-scope fence (-D NVIDIA_GPU_FENCE) */
     char options[256];
     cl_program program;
     cl_kernel kernel;

@@ -310,7 +310,7 @@ static void run_variants(lesson *L, const reference *ref, oclt_report *report) {
             int required = require_subgroups && v <= INTEL_SUB_GROUP;
             snprintf(note, sizeof note, "%s%s%s", required ? "OCLT_REQUIRE_SUBGROUPS=1: " : "",
                      p->build_failed ? "build failed (log above)" : p->why,
-                     !p->usable && v >= WORK_GROUP_REDUCE && v <= INTEL_SUB_GROUP
+                     p->missing_feature && v >= WORK_GROUP_REDUCE && v <= INTEL_SUB_GROUP
                          ? "; run it on PoCL 6: ./run.sh --pocl6"
                          : "");
             oclt_report_result_e2e(report, label, size_text, -1.0, -1.0, -1.0, "GB/s",

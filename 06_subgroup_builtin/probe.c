@@ -196,6 +196,7 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
         snprintf(p->std, sizeof p->std, "-cl-std=CL2.0");
         snprintf(p->why, sizeof p->why, "OpenCL C 2.0 (work-group functions are core there)");
     } else {
+        p->missing_feature = 1;
         snprintf(p->why, sizeof p->why, "%s",
                  lists_c_version(caps, 300)
                      ? "no OpenCL C 2.0, and 3.0 without __opencl_c_work_group_collective_functions"
@@ -212,6 +213,7 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
         snprintf(p->std, sizeof p->std, "-cl-std=CL2.0");
         snprintf(p->why, sizeof p->why, "OpenCL C 2.0 with cl_khr_subgroups");
     } else {
+        p->missing_feature = 1;
         snprintf(p->why, sizeof p->why, "%s",
                  caps->khr_subgroups
                      ? "has cl_khr_subgroups with OpenCL C 1.x only (Clang offers its built-ins "
@@ -235,9 +237,11 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
                 width = caps->intel_sizes[i];
     }
     if (!caps->intel_subgroups || !caps->intel_required_size) {
+        p->missing_feature = 1;
         snprintf(p->why, sizeof p->why,
                  "needs cl_intel_subgroups and cl_intel_required_subgroup_size");
     } else if (caps->intel_size_count == 0) {
+        p->missing_feature = 1;
         snprintf(p->why, sizeof p->why, "the device reports no CL_DEVICE_SUB_GROUP_SIZES_INTEL");
     } else if (!width && tune->sub_group) {
         snprintf(p->why, sizeof p->why,

@@ -91,9 +91,10 @@ T fold_input(__global const T *restrict in, const uint n) {
     return x;
 }
 
-/* The work-group's values combined through local memory (chapter 04's tree): the active half
- * adds the other half, log2(LOCAL_SIZE) times, with a barrier after each step. Every
- * work-item gets the total. The last barrier lets the caller use scratch again. */
+/* The work-group's values combined through local memory (chapter 04's tree): a barrier after
+ * the first store, then the active half adds the other half, log2(LOCAL_SIZE) times, with a
+ * barrier after each step. Every work-item gets the total. One more barrier lets the caller use
+ * scratch again: log2(LOCAL_SIZE) + 2 in all. */
 T tree_reduce(__local T *scratch, const T x) {
     const uint lid = get_local_id(0);
     scratch[lid] = x;
@@ -110,7 +111,7 @@ T tree_reduce(__local T *scratch, const T x) {
 /* ---- 1. local_tree: the portable fallback (OpenCL 1.0) ----------------------------------- */
 
 /* Fold the input, then the local-memory tree. Runs on every device; each of its
- * log2(LOCAL_SIZE) barriers makes the whole work-group wait for its slowest work-item, and
+ * log2(LOCAL_SIZE) + 2 barriers makes the whole work-group wait for its slowest work-item, and
  * most work-items sit idle in the later steps. One launch per pass. */
 #ifdef VARIANT_LOCAL_TREE
 __kernel __attribute__((reqd_work_group_size(LOCAL_SIZE, 1, 1))) void

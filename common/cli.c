@@ -136,8 +136,10 @@ static int parse_shape(const oclt_cli_spec *spec, const char *text, size_t shape
 }
 
 /* A file we may create or append to: an existing writable regular file, or a new name in an
- * existing writable directory. Nothing is created here. */
-static int check_writable_path(const oclt_cli_spec *spec, const char *option, const char *path) {
+ * existing writable directory. A file that is written whole and then renamed over the old one
+ * (`replaced`: --trace) needs a writable directory even when it exists. Nothing is created. */
+static int check_writable_path(const oclt_cli_spec *spec, const char *option, const char *path,
+                               int replaced) {
     if (path[0] == '\0') return oclt_usage_error(spec, "%s needs a file name", option);
     const oclt_path_kind kind = oclt_os_path_kind(path);
     if (kind != OCLT_PATH_MISSING) {
@@ -145,7 +147,7 @@ static int check_writable_path(const oclt_cli_spec *spec, const char *option, co
             return oclt_usage_error(spec, "%s '%s' is not a regular file", option, path);
         if (!oclt_os_writable(path))
             return oclt_usage_error(spec, "%s '%s' is not writable", option, path);
-        return 0;
+        if (!replaced) return 0;
     }
     char dir[4096];
     const char *slash = strrchr(path, '/');
@@ -392,12 +394,12 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
             opt->check = 0;
             break;
         case OPT_CSV:
-            rc = check_writable_path(spec, "--csv", optarg);
+            rc = check_writable_path(spec, "--csv", optarg, 0);
             if (rc) return rc;
             opt->csv_path = optarg;
             break;
         case OPT_TRACE:
-            rc = check_writable_path(spec, "--trace", optarg);
+            rc = check_writable_path(spec, "--trace", optarg, 1);
             if (rc) return rc;
             opt->trace_path = optarg;
             break;
