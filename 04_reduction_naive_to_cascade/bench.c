@@ -84,7 +84,7 @@ void e2e_close(e2e_path *path) {
     if (path->queue) clReleaseCommandQueue(path->queue);
 }
 
-/* Poisons the partial buffers (on `queue`, waited for), then enqueues every pass, each with an
+/* Enqueues every pass (the caller has poisoned the partials: poison_partials), each with an
  * event when events is not NULL. Returns the number enqueued in *enqueued. */
 static cl_int enqueue_passes(launch *l, cl_command_queue queue, cl_event *events,
                              size_t *enqueued) {
