@@ -215,7 +215,9 @@ static void print_help(const oclt_cli_spec *spec) {
            "                       else the first GPU on any platform, else the first device)\n"
            "      --devices        list every platform and device with its indices, then exit\n"
            "Problem and measurement:\n");
-    if (spec->size_help)
+    if (spec->omit_options & OCLT_OMIT_SIZE)
+        ; /* the program picks its own sizes */
+    else if (spec->size_help)
         printf("      --size S         %s\n", spec->size_help);
     else if (spec->size_kind == OCLT_SIZE_MNK)
         printf("      --size S         N (square) or MxNxK; K/M/G suffixes and 2^N allowed "
@@ -312,7 +314,8 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
     longopts[n++] = (struct option){"platform", required_argument, NULL, 'p'};
     longopts[n++] = (struct option){"device", required_argument, NULL, 'd'};
     longopts[n++] = (struct option){"devices", no_argument, NULL, OPT_DEVICES};
-    longopts[n++] = (struct option){"size", required_argument, NULL, OPT_SIZE};
+    if (!(spec->omit_options & OCLT_OMIT_SIZE))
+        longopts[n++] = (struct option){"size", required_argument, NULL, OPT_SIZE};
     if (!(spec->omit_options & OCLT_OMIT_REPS))
         longopts[n++] = (struct option){"reps", required_argument, NULL, OPT_REPS};
     longopts[n++] = (struct option){"seed", required_argument, NULL, OPT_SEED};

@@ -41,7 +41,8 @@ enum {
 enum {
     OCLT_OMIT_REPS = 1 << 0,     /* --reps: the program times nothing */
     OCLT_OMIT_NO_CHECK = 1 << 1, /* --no-check: the program always checks */
-    OCLT_OMIT_CSV = 1 << 2       /* --csv: the program writes no rows */
+    OCLT_OMIT_CSV = 1 << 2,      /* --csv: the program writes no rows */
+    OCLT_OMIT_SIZE = 1 << 3      /* --size: the program picks its own sizes */
 };
 
 typedef struct {
