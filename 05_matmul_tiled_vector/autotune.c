@@ -388,6 +388,18 @@ int matmul_pick_advanced(const oclt_cli_spec *spec, const oclt_options *opt, con
     if (matmul_broken_constraint(&picked, &limits, why, sizeof why))
         return oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV,
                                 override->text ? override->text : "", why);
+    /* split_k's workspace holds SPLIT_K copies of C: one buffer, so within the largest
+     * allocation. A given SPLIT_K that does not fit is refused; a picked one is lowered. */
+    const cl_ulong max_alloc = oclt_device_ulong(dev->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    const cl_ulong c_bytes = (cl_ulong)p->m * p->n * sizeof(float);
+    if (override->value.split_k && (cl_ulong)picked.split_k * c_bytes > max_alloc)
+        return oclt_usage_error(spec,
+                                "%s='%s': SPLIT_K=%d needs a workspace of %llu bytes, above "
+                                "CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu)",
+                                MATMUL_TUNE_ENV, override->text, picked.split_k,
+                                (unsigned long long)((cl_ulong)picked.split_k * c_bytes),
+                                (unsigned long long)max_alloc);
+    while (picked.split_k > 1 && (cl_ulong)picked.split_k * c_bytes > max_alloc) --picked.split_k;
     *tuning = picked;
     char params[256];
     format_advanced(tuning, params, sizeof params);

@@ -35,7 +35,14 @@ cl_int matmul_enqueue_split_k(const oclt_device *dev, cl_kernel kernel, const ma
     err = oclt_enqueue_kernel(dev->queue, kernel, 2, global, g->local, 0, NULL, &partial_done,
                               "split_k");
     if (err) goto release;
-    const size_t count = p->m * p->n, sum_local = 64;
+    /* 64 items per group, or fewer where the kernel allows fewer (any size works: the kernel
+     * guards its index). */
+    size_t sum_local = 64, sum_max = 0;
+    if ((err = OCLT_CHECK(clGetKernelWorkGroupInfo(sum, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                                   sizeof sum_max, &sum_max, NULL))))
+        goto release;
+    while (sum_local > 1 && sum_local > sum_max) sum_local /= 2;
+    const size_t count = p->m * p->n;
     const size_t sum_global = (count + sum_local - 1) / sum_local * sum_local;
     if ((err = OCLT_ARG(sum, 0, m)) || (err = OCLT_ARG(sum, 1, n)) ||
         (err = OCLT_ARG(sum, 2, slices)) || (err = OCLT_ARG(sum, 3, partial)) ||

@@ -133,20 +133,32 @@ size_t matmul_local_bytes_warp_tiled(const matmul_tuning *t) {
     return 2u * (size_t)t->bk * (size_t)(t->bm + t->bn) * sizeof(float);
 }
 
+/* The first constraint of warp_tiled the tuning breaks, as a phrase; NULL when all hold. */
+static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size);
+
 /* warp_tiled and split_k before autotune.c picks by device and size (its table, the cache of
  * --tune): GPUs a 128 x 128 block of 256 items, 8 x 8 each, warps of 8 x 4 items; CPUs the
- * register block of double_buffer, one "warp" per item. */
+ * register block of double_buffer, one "warp" per item. A device with less local memory or
+ * smaller work-groups gets the first smaller block that fits it. */
 static void default_warp_tiled(const matmul_device_limits *limits, matmul_tuning *t) {
+    static const int blocks[][8] = {/* BM, BN, BK, TM, TN, VW, WIM, WIN */
+                                    {128, 128, 16, 8, 8, 4, 8, 4}, {128, 128, 8, 8, 8, 4, 8, 4},
+                                    {64, 64, 16, 8, 8, 4, 4, 2},   {64, 64, 8, 8, 8, 4, 4, 2},
+                                    {32, 32, 8, 8, 8, 4, 4, 4},    {16, 16, 4, 4, 4, 4, 4, 4}};
+    char why[256];
+    t->group_m = 8, t->split_k = 1, t->fma_rows = 4;
     if (limits->is_cpu) {
         t->bm = 64, t->bn = 128, t->bk = 16, t->tm = 8, t->tn = 32, t->vw = 16;
         t->wim = t->win = 1;
-    } else {
-        t->bm = t->bn = limits->max_work_group >= 256 ? 128 : 64;
-        t->bk = 16, t->tm = t->tn = 8, t->vw = 4, t->wim = 8, t->win = 4;
-        if (t->bm == 64) t->wim = 4, t->win = 2;
-        if (matmul_local_bytes_warp_tiled(t) > limits->local_mem) t->bk = 8;
+        if (!broken_warp_tiled(t, limits, why, sizeof why)) return;
     }
-    t->group_m = 8, t->split_k = 1, t->fma_rows = 4;
+    for (size_t b = 0; b < sizeof blocks / sizeof blocks[0]; ++b) {
+        const int *v = blocks[b];
+        t->bm = v[0], t->bn = v[1], t->bk = v[2], t->tm = v[3], t->tn = v[4], t->vw = v[5];
+        t->wim = v[6], t->win = v[7];
+        if (!broken_warp_tiled(t, limits, why, sizeof why)) return;
+    }
 }
 
 /* Defaults. GPUs: 32 x 32 tiles for the simple kernels (1024 items where allowed), WPT so that
@@ -191,6 +203,10 @@ static void default_tuning(const matmul_device_limits *limits, matmul_tuning *t)
     t->tsk = 16;
     if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsk = 8;
     if (matmul_local_bytes_double_buffer(t) > limits->local_mem) t->tsm = t->tsn = 64;
+    /* Smaller groups where the device allows fewer than (64/8)^2 = 64 items. */
+    while (t->tsm > 16 &&
+           (size_t)(t->tsm / t->wptm) * (size_t)(t->tsn / t->wptn) > limits->max_work_group)
+        t->tsm /= 2, t->tsn /= 2;
     default_warp_tiled(limits, t);
 }
 
@@ -198,12 +214,9 @@ static int is_power_of_two(int x) {
     return x > 0 && (x & (x - 1)) == 0;
 }
 
-/* The first broken constraint, as a phrase; NULL when all hold. */
-static const char *broken_warp_tiled(const matmul_tuning *t, const matmul_device_limits *limits,
-                                     char *why, size_t size);
-
-const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
-                                     char *why, size_t size) {
+/* Steps 1 to 7 (TS ... VWN). */
+static const char *broken_simple_steps(const matmul_tuning *t, const matmul_device_limits *limits,
+                                       char *why, size_t size) {
     const long rtsm = t->wptm ? t->tsm / t->wptm : 0, rtsn = t->wptn ? t->tsn / t->wptn : 0;
     const long threads = rtsm * rtsn;
     if (t->ts % t->wpt)
@@ -270,8 +283,14 @@ const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device
                  "buffers, the device has %llu",
                  matmul_local_bytes_double_buffer(t), (unsigned long long)limits->local_mem);
     else
-        return broken_warp_tiled(t, limits, why, size);
+        return NULL;
     return why;
+}
+
+const char *matmul_broken_constraint(const matmul_tuning *t, const matmul_device_limits *limits,
+                                     char *why, size_t size) {
+    if (broken_simple_steps(t, limits, why, size)) return why;
+    return broken_warp_tiled(t, limits, why, size);
 }
 
 /* warp_tiled (matmul_advanced.cl states the same constraints beside its defines). */
@@ -327,7 +346,7 @@ int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *
         if (value && !is_advanced_key(keys[k].key)) *field(tuning, k) = value;
     }
     char why[256];
-    if (matmul_broken_constraint(tuning, limits, why, sizeof why))
+    if (broken_simple_steps(tuning, limits, why, sizeof why))
         return override->text
                    ? oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV, override->text, why)
                    : oclt_usage_error(spec,

@@ -206,9 +206,24 @@ int main(int argc, char **argv) {
     if ((double)p.m * (double)p.n * (double)p.k > 0x1p30)
         return oclt_usage_error(&spec, "--size: at most 2^30 multiply-adds for the solutions");
     snprintf(p.text, sizeof p.text, "%zux%zux%zu", p.m, p.n, p.k);
+    /* The chapter's choice of check: every element up to K = 1440, the randomized check above,
+     * where the full check's bound would be too wide to see one wrong term. */
+    matmul_check_method method;
+    if ((rc = matmul_choose_check(&spec, &opt, &p, &method))) return rc;
     oclt_device dev;
     rc = oclt_open_device(&spec, &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
+    /* A, B, B transposed and C, each within the largest allocation. */
+    const cl_ulong a_bytes = (cl_ulong)p.m * p.k * sizeof(float);
+    const cl_ulong b_bytes = (cl_ulong)p.k * p.n * sizeof(float);
+    const cl_ulong c_bytes = (cl_ulong)p.m * p.n * sizeof(float);
+    const cl_ulong largest = a_bytes > b_bytes ? (a_bytes > c_bytes ? a_bytes : c_bytes)
+                                               : (b_bytes > c_bytes ? b_bytes : c_bytes);
+    if ((rc = oclt_require_memory(&spec, &dev, largest, a_bytes + 2 * b_bytes + c_bytes,
+                                  "--size"))) {
+        oclt_close_device(&dev);
+        return rc;
+    }
     oclt_report report;
     oclt_report_begin(&report, &spec, &opt, &dev);
     rc = OCLT_EXIT_FAIL;
@@ -219,9 +234,10 @@ int main(int argc, char **argv) {
     p.a = malloc(p.m * p.k * sizeof *p.a);
     p.b = malloc(p.k * p.n * sizeof *p.b);
     p.c = malloc(p.m * p.n * sizeof *p.c);
-    if (!bt_host || !p.a || !p.b || !p.c ||
-        matmul_prepare_check(&chk, opt.check ? MATMUL_CHECK_FULL : MATMUL_CHECK_NONE, &p, opt.seed))
+    if (!bt_host || !p.a || !p.b || !p.c || matmul_prepare_check(&chk, method, &p, opt.seed)) {
+        fprintf(stderr, "out of host memory for %s matrices and their check\n", p.text);
         goto release;
+    }
     for (size_t k = 0; k < p.k; ++k) /* BT = B transposed, N x K */
         for (size_t j = 0; j < p.n; ++j) bt_host[j * p.k + k] = p.b[k * p.n + j];
     cl_int err = CL_SUCCESS;
