@@ -3,7 +3,8 @@
 #   Same setup as run.sh (install what is missing, build into build/), then ctest over every
 #   chapter. Exit status is non-zero when any test fails. Examples:
 #     ./test.sh                     everything
-#     ./test.sh -L ch04             one chapter's tests (labels: ch01..ch06, usage, oclgrind)
+#     ./test.sh -L ch04             all of one chapter's tests (labels: ch01..ch06, usage, oclgrind,
+#                                   mutation, solutions, leaks)
 #     ./test.sh -R reduce6          tests whose name matches a regex
 #     ./test.sh --pocl6 [args]      chapter 06's tests (or these ctest arguments) on PoCL 6.0,
 #                                   in the Debian 13 chroot CI uses (see ./run.sh --pocl6)

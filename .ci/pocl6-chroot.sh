@@ -10,7 +10,8 @@
 # builds only that program and runs it with the given arguments) and ./test.sh --pocl6.
 #
 # Exit status: 0 passed, 1 failed, 77 skipped (not root, no debootstrap, archive unreachable);
-# with --program, the program's own exit status (1 also when the build fails).
+# with --program, the program's own exit status (1 also when the build fails; its 77 means the
+# program skipped), and 78 where the chroot could not be set up.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${OCLT_CHROOT:-/var/cache/opencl-tutorial/trixie}
@@ -23,7 +24,7 @@ if [ "${1:-}" = "--program" ]; then
 fi
 
 say() { printf '[pocl6-chroot] %s\n' "$*"; }
-skip() { say "SKIPPED: $*"; exit 77; }
+skip() { say "SKIPPED: $*"; [ -n "$program" ] && exit 78; exit 77; }
 
 [ "$(id -u)" -eq 0 ] || skip "making a chroot needs root"
 

@@ -148,9 +148,8 @@ const char *oclt_error_hint(cl_int err) {
         return "an option is unknown to this compiler (e.g. a -cl-std the device does not list)";
     case CL_INVALID_WORK_GROUP_SIZE:
         return "the local size breaks a limit: device max work-group size, the kernel's "
-               "CL_KERNEL_WORK_GROUP_SIZE, the max work-item size per dimension, a "
-               "reqd_work_group_size attribute, or (OpenCL 1.x) a global size that is not a "
-               "multiple of the local size";
+               "CL_KERNEL_WORK_GROUP_SIZE, a reqd_work_group_size attribute, or (OpenCL 1.x) a "
+               "global size that is not a multiple of the local size";
     case CL_INVALID_WORK_ITEM_SIZE:
         return "a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES in that dimension";
     case CL_INVALID_GLOBAL_WORK_SIZE:

@@ -21,6 +21,15 @@ function(oclt_add_chapter name)
   target_link_libraries(${name} PRIVATE oclt_common)
 endfunction()
 
+# The label chNN for a test whose name begins with a chapter number (01_ .. 06_), beside its own
+# labels (usage, oclgrind, mutation, leaks, solutions), so that `ctest -L ch04` runs all of
+# chapter 04.
+function(oclt_label_chapter test)
+  if(test MATCHES "^(0[1-6])_")
+    set_property(TEST ${test} APPEND PROPERTY LABELS ch${CMAKE_MATCH_1})
+  endif()
+endfunction()
+
 # oclt_add_test(<test name> COMMAND <program> [args...] [LABELS l...] [TIMEOUT s]
 #               [PASS_REGULAR_EXPRESSION re] [WORKING_DIRECTORY dir])
 # Exit code 77 marks the test skipped (no device, or a feature the device lacks).
@@ -45,6 +54,7 @@ function(oclt_add_test name)
     set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION
                                             "${ARG_PASS_REGULAR_EXPRESSION}")
   endif()
+  oclt_label_chapter(${name})
 endfunction()
 
 # oclt_add_usage_test(<test name> <expected exit code> <expected stderr regex> <program> args...)
@@ -55,6 +65,7 @@ function(oclt_add_usage_test name code regex)
            COMMAND sh ${PROJECT_SOURCE_DIR}/common/tests/expect.sh ${code} "${regex}" ${ARGN}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS "usage" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  oclt_label_chapter(${name})
 endfunction()
 
 # oclt_add_oclgrind_test(<test name> [EXPECT_RACE] [NO_UNINITIALIZED] COMMAND <program> [args...])
@@ -79,6 +90,7 @@ function(oclt_add_oclgrind_test name)
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS oclgrind SKIP_RETURN_CODE 77
                                           TIMEOUT ${ARG_TIMEOUT})
+  oclt_label_chapter(${name})
 endfunction()
 
 # oclt_add_leak_test(<test name> COMMAND <program> [args...] [LABELS l...] [TIMEOUT s])
@@ -100,6 +112,7 @@ function(oclt_add_leak_test name)
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS "leaks;${ARG_LABELS}" SKIP_RETURN_CODE 77
                                           TIMEOUT ${ARG_TIMEOUT})
+  oclt_label_chapter(${name})
 endfunction()
 
 # The leak checker library and its own tests (common.leakcheck_*).
@@ -137,4 +150,5 @@ function(oclt_add_mutation_test name)
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS mutation SKIP_RETURN_CODE 77
                                           TIMEOUT ${ARG_TIMEOUT})
+  oclt_label_chapter(${name})
 endfunction()

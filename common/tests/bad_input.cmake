@@ -23,6 +23,7 @@ function(oclt_bad_input chapter case regex)
                                 ${ARG_UNPARSED_ARGUMENTS}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS "usage;bad_input" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  oclt_label_chapter(${name})
 endfunction()
 
 foreach(chapter IN LISTS OCLT_CHAPTERS)
