@@ -53,8 +53,8 @@ double oclt_whole_sum_tolerance(int significand_bits, size_t chain, double sum_a
 
 /* 1 when a sum's tolerance reaches 1/8 of the sum of |x|: a kernel that lost an eighth of a
  * one-signed input would then pass the check, so a pass proves little. A long chain of float
- * additions gets there (chain * 2^-24 near 1/9: chapter 04 with groups of 2 work-items and scalar
- * loads at n = 2^24 on two compute units).
+ * additions gets there once chain * 2^-24 reaches 1/9 (chapter 04 with groups of 2 work-items and
+ * scalar loads at n = 2^24 on two compute units reaches 1/4).
  * The chapters report such a result UNCHECKED, with the reason, rather than PASS. */
 int oclt_sum_check_too_weak(double tolerance, double sum_abs);
 

@@ -248,7 +248,9 @@ static void print_help(const oclt_cli_spec *spec) {
         printf("      --reps R         timed repetitions after a warm-up; median reported "
                "(default %d)\n",
                spec->default_reps);
-    printf("      --seed S         random seed for the inputs (default: new each run, printed)\n");
+    if (!(spec->omit_options & OCLT_OMIT_SEED))
+        printf("      --seed S         random seed for the inputs (default: new each run, "
+               "printed)\n");
     if (!(spec->omit_options & OCLT_OMIT_NO_CHECK))
         printf("      --no-check       skip the comparison with the CPU reference\n");
     if (!(spec->omit_options & OCLT_OMIT_CSV))
@@ -318,7 +320,8 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         longopts[n++] = (struct option){"size", required_argument, NULL, OPT_SIZE};
     if (!(spec->omit_options & OCLT_OMIT_REPS))
         longopts[n++] = (struct option){"reps", required_argument, NULL, OPT_REPS};
-    longopts[n++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
+    if (!(spec->omit_options & OCLT_OMIT_SEED))
+        longopts[n++] = (struct option){"seed", required_argument, NULL, OPT_SEED};
     if (!(spec->omit_options & OCLT_OMIT_NO_CHECK))
         longopts[n++] = (struct option){"no-check", no_argument, NULL, OPT_NO_CHECK};
     if (!(spec->omit_options & OCLT_OMIT_CSV))

@@ -42,7 +42,8 @@ enum {
     OCLT_OMIT_REPS = 1 << 0,     /* --reps: the program times nothing */
     OCLT_OMIT_NO_CHECK = 1 << 1, /* --no-check: the program always checks */
     OCLT_OMIT_CSV = 1 << 2,      /* --csv: the program writes no rows */
-    OCLT_OMIT_SIZE = 1 << 3      /* --size: the program picks its own sizes */
+    OCLT_OMIT_SIZE = 1 << 3,     /* --size: the program picks its own sizes */
+    OCLT_OMIT_SEED = 1 << 4      /* --seed: the program has no random inputs */
 };
 
 typedef struct {

@@ -27,8 +27,9 @@ void oclt_report_begin(oclt_report *report, const oclt_cli_spec *spec, const ocl
     printf("%s\n", spec->chapter);
     printf("  device   %s\n  platform %s (driver %s)\n", dev->device_name, dev->platform_name,
            dev->driver_version);
-    printf("  seed     %llu (repeat with --seed %llu)\n", (unsigned long long)opt->seed,
-           (unsigned long long)opt->seed);
+    if (!(spec->omit_options & OCLT_OMIT_SEED))
+        printf("  seed     %llu (repeat with --seed %llu)\n", (unsigned long long)opt->seed,
+               (unsigned long long)opt->seed);
     fflush(stdout);
 }
 

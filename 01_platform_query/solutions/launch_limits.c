@@ -18,7 +18,7 @@ static const oclt_cli_spec spec = {
     .size_kind = OCLT_SIZE_COUNT,
     .default_size = {1},
     .default_reps = 1,
-    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK | OCLT_OMIT_SIZE,
+    .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK | OCLT_OMIT_SIZE | OCLT_OMIT_SEED,
 };
 
 /* Launches linear_ids over global[] in groups of local[]: the error the call returns. */
