@@ -23,6 +23,11 @@ oclgrind --data-races --check-api --max-errors 20 --log "$log" \
     "$program" --variant "$variant" --size 4K --reps 1 2>"$err"
 status=$?
 cat "$err"
+# --check-api's reports of a refused call go to stderr, not to the log.
+if grep -q "OpenCL runtime error detected" "$err"; then
+    echo "FAIL: oclgrind reported a refused API call"
+    exit 1
+fi
 if [ -s "$log" ]; then
     echo "---- oclgrind reported:"
     head -n 60 "$log"

@@ -68,14 +68,19 @@ function(oclt_add_usage_test name code regex)
   oclt_label_chapter(${name})
 endfunction()
 
-# oclt_add_oclgrind_test(<test name> [EXPECT_RACE] [NO_UNINITIALIZED] COMMAND <program> [args...])
+# oclt_add_oclgrind_test(<test name> [EXPECT_RACE] [NO_UNINITIALIZED] [ALLOW_API call:error...]
+#                        COMMAND <program> [args...])
 # Label "oclgrind": runs the program under oclgrind --data-races --uninitialized --check-api and
 # fails on any report (EXPECT_RACE: passes only if a data race is reported; NO_UNINITIALIZED:
-# without the --uninitialized plugin, where it reports falsely). Skipped without oclgrind. Keep
-# sizes small: Oclgrind simulates every work-item.
+# without the --uninitialized plugin, where it reports falsely; ALLOW_API: API calls the program
+# makes on purpose to show they are refused, e.g. clCreateProgramWithBinary:CL_INVALID_BINARY).
+# Skipped without oclgrind. Keep sizes small: Oclgrind simulates every work-item.
 function(oclt_add_oclgrind_test name)
-  cmake_parse_arguments(ARG "EXPECT_RACE;NO_UNINITIALIZED" "TIMEOUT" "COMMAND" ${ARGN})
+  cmake_parse_arguments(ARG "EXPECT_RACE;NO_UNINITIALIZED" "TIMEOUT" "COMMAND;ALLOW_API" ${ARGN})
   set(flag "")
+  foreach(call IN LISTS ARG_ALLOW_API)
+    list(APPEND flag --allow-api ${call})
+  endforeach()
   if(ARG_EXPECT_RACE)
     list(APPEND flag "--expect-race")
   endif()
