@@ -164,14 +164,7 @@ static int set_up(lesson *l, matmul_check_method *method) {
     if ((rc = matmul_choose_tuning(&spec, &limits, &l->override, &l->tuning)) ||
         (rc = matmul_pick_advanced(&spec, &l->opt, &l->dev, p, &l->override, &l->tuning)))
         return rc;
-    /* Each matrix below 2^62 bytes, as every dimension is at most 2^30. */
-    const cl_ulong a_bytes = (cl_ulong)p->m * p->k * sizeof(float);
-    const cl_ulong b_bytes = (cl_ulong)p->k * p->n * sizeof(float);
-    const cl_ulong c_bytes = (cl_ulong)p->m * p->n * sizeof(float);
-    cl_ulong largest = a_bytes > b_bytes ? a_bytes : b_bytes;
-    if (c_bytes > largest) largest = c_bytes;
-    rc = oclt_require_memory(&spec, &l->dev, largest, a_bytes + b_bytes + c_bytes, "--size");
-    if (rc) return rc;
+    if ((rc = matmul_require_memory(&spec, &l->dev, p, 1))) return rc;
     oclt_report_begin(&l->report, &spec, &l->opt, &l->dev);
     char text[256];
     matmul_format_tuning(&l->tuning, text, sizeof text);

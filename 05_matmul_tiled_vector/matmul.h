@@ -89,6 +89,11 @@ typedef struct {
 int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, const matmul_problem *p,
                         matmul_check_method *method);
 
+/* Usage error (exit 2) when A, B or C exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE, or A, b_copies
+ * copies of B and C together exceed the global memory. Returns 0 when they fit. */
+int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,
+                          const matmul_problem *p, int b_copies);
+
 /* Fills A and B with the inputs the method needs (seeded), then prepares the check. Returns 0
  * or -1 (out of host memory). Prints one "check" line saying what will be compared. */
 int matmul_prepare_check(matmul_check *chk, matmul_check_method method, matmul_problem *p,

@@ -82,6 +82,18 @@ int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, cons
     return 0;
 }
 
+int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,
+                          const matmul_problem *p, int b_copies) {
+    /* Each matrix below 2^62 bytes, as every dimension is at most 2^30. */
+    const cl_ulong a_bytes = (cl_ulong)p->m * p->k * sizeof(float);
+    const cl_ulong b_bytes = (cl_ulong)p->k * p->n * sizeof(float);
+    const cl_ulong c_bytes = (cl_ulong)p->m * p->n * sizeof(float);
+    cl_ulong largest = a_bytes > b_bytes ? a_bytes : b_bytes;
+    if (c_bytes > largest) largest = c_bytes;
+    return oclt_require_memory(spec, dev, largest, a_bytes + (cl_ulong)b_copies * b_bytes + c_bytes,
+                               "--size");
+}
+
 /* Floats with magnitude in [0.5, 1) and a random sign. */
 static void fill_signed_halves(oclt_rng *rng, float *x, size_t n) {
     for (size_t i = 0; i < n; ++i) {

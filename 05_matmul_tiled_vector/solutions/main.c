@@ -213,14 +213,7 @@ int main(int argc, char **argv) {
     oclt_device dev;
     rc = oclt_open_device(&spec, &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
-    /* A, B, B transposed and C, each within the largest allocation. */
-    const cl_ulong a_bytes = (cl_ulong)p.m * p.k * sizeof(float);
-    const cl_ulong b_bytes = (cl_ulong)p.k * p.n * sizeof(float);
-    const cl_ulong c_bytes = (cl_ulong)p.m * p.n * sizeof(float);
-    const cl_ulong largest = a_bytes > b_bytes ? (a_bytes > c_bytes ? a_bytes : c_bytes)
-                                               : (b_bytes > c_bytes ? b_bytes : c_bytes);
-    if ((rc = oclt_require_memory(&spec, &dev, largest, a_bytes + 2 * b_bytes + c_bytes,
-                                  "--size"))) {
+    if ((rc = matmul_require_memory(&spec, &dev, &p, 2))) { /* B and B transposed */
         oclt_close_device(&dev);
         return rc;
     }
