@@ -278,17 +278,17 @@ oclt_status demo_map(ch02 *c) {
            (void *)use_host);
     if (unmap_and_wait(dev->queue, use_buf, mapped)) goto release;
 
-    /* 5. Did the maps move data? Compare a map with a memcpy of the same bytes. */
+    /* 5. Did the maps move data? Compare a map with a read of the same bytes. */
     cl_bool unified = CL_FALSE;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
                         NULL) == CL_SUCCESS)
         printf("    5. CL_DEVICE_HOST_UNIFIED_MEMORY: %s (%s)\n", unified ? "yes" : "no",
                unified ? "device and host share memory: a map can hand out the buffer itself"
                        : "separate memories: a map must copy to host memory and back");
-    /* Below 1 MiB a memcpy from cache takes about as long as a map's fixed cost (PoCL: 0.3 us
-     * for 64 KiB of either), and the comparison says nothing. */
+    /* Below 1 MiB a copy from cache takes about as long as a map's fixed cost (PoCL: 0.3 us for
+     * a memcpy of 64 KiB and for a map), and the comparison says nothing. */
     if (bytes < (1u << 20))
-        printf("       (%zu bytes are too few to time a map against a memcpy; try --size 1M)\n",
+        printf("       (%zu bytes are too few to time a map against a read; try --size 1M)\n",
                bytes);
     else if (time_map_against_read(c, alloc_buf, bytes, "ALLOC_HOST_PTR buffer") ||
              time_map_against_read(c, use_buf, bytes, "USE_HOST_PTR buffer"))

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "errors.h"
 #include "os.h"
+#include "program.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -267,7 +268,7 @@ static void print_help(const oclt_cli_spec *spec) {
            "Exit status: 0 all checks passed, 1 a check or OpenCL call failed, 2 usage error,\n"
            "77 skipped (no OpenCL device, or the device lacks a needed feature).\n"
            "Kernel sources are built into the program; OCLT_KERNEL_DIR=DIR loads DIR/<name>.cl "
-           "instead.\n");
+           "instead\n(DIR must hold every one of the program's .cl files).\n");
 }
 
 static void print_variants(const oclt_cli_spec *spec) {
@@ -477,6 +478,11 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         return oclt_usage_error(spec, "--platform needs an index or a name");
     if (opt->device && !*opt->device)
         return oclt_usage_error(spec, "--device needs an index or a name");
+    const char *missing = oclt_kernel_dir_missing();
+    if (missing)
+        return oclt_usage_error(spec, "OCLT_KERNEL_DIR=%s holds no readable %s (the program reads "
+                                "every kernel file from there)",
+                                getenv("OCLT_KERNEL_DIR"), missing);
     if (!seed_given) opt->seed = fresh_seed();
     return OCLT_CONTINUE;
 }

@@ -148,8 +148,9 @@ const char *oclt_error_hint(cl_int err) {
         return "an option is unknown to this compiler (e.g. a -cl-std the device does not list)";
     case CL_INVALID_WORK_GROUP_SIZE:
         return "the local size breaks a limit: device max work-group size, the kernel's "
-               "CL_KERNEL_WORK_GROUP_SIZE, a reqd_work_group_size attribute, or (OpenCL 1.x) a "
-               "global size that is not a multiple of the local size";
+               "CL_KERNEL_WORK_GROUP_SIZE, a reqd_work_group_size attribute, or a global size that "
+               "is not a multiple of the local size (allowed only with non-uniform groups, in a "
+               "program built with -cl-std=CL2.0 or later)";
     case CL_INVALID_WORK_ITEM_SIZE:
         return "a local size exceeds CL_DEVICE_MAX_WORK_ITEM_SIZES in that dimension";
     case CL_INVALID_GLOBAL_WORK_SIZE:
@@ -182,6 +183,104 @@ const char *oclt_error_hint(cl_int err) {
     case CL_INVALID_BINARY:
         return "the program binary was built for another device or is corrupted: rebuild "
                "from source";
+    case CL_MEM_COPY_OVERLAP:
+        return "the source and destination of a copy inside one buffer (or two sub-buffers of "
+               "one buffer) overlap: copy through a second buffer";
+    case CL_IMAGE_FORMAT_MISMATCH:
+        return "the two images of a copy have different image formats";
+    case CL_IMAGE_FORMAT_NOT_SUPPORTED:
+        return "the device does not support this image format with these flags: list the "
+               "supported ones with clGetSupportedImageFormats";
+    case CL_MAP_FAILURE:
+        return "the region could not be mapped into the host's address space: map a smaller "
+               "region";
+    case CL_LINKER_NOT_AVAILABLE:
+        return "this platform cannot link programs: build from source with clBuildProgram";
+    case CL_DEVICE_PARTITION_FAILED:
+    case CL_INVALID_DEVICE_PARTITION_COUNT:
+        return "the device cannot be split as asked: request fewer sub-devices or fewer compute "
+               "units (CL_DEVICE_PARTITION_MAX_SUB_DEVICES, CL_DEVICE_MAX_COMPUTE_UNITS)";
+    case CL_KERNEL_ARG_INFO_NOT_AVAILABLE:
+        return "argument names and qualifiers are kept only for a program built from source "
+               "with -cl-kernel-arg-info";
+    case CL_INVALID_VALUE:
+        return "an argument has a value the call does not accept (a flag, a size of 0, an "
+               "offset + size past the end, a NULL pointer): see the call's list of errors in "
+               "the OpenCL API specification";
+    case CL_INVALID_DEVICE_TYPE:
+        return "not a valid CL_DEVICE_TYPE_* value";
+    case CL_INVALID_PLATFORM:
+        return "the platform is not one that clGetPlatformIDs returned";
+    case CL_INVALID_DEVICE:
+        return "the device is not valid, or not one of the context's or the program's devices";
+    case CL_INVALID_CONTEXT:
+        return "the context is not valid, or the objects of one call come from different "
+               "contexts";
+    case CL_INVALID_COMMAND_QUEUE:
+        return "the queue is not valid (released, or NULL)";
+    case CL_INVALID_HOST_PTR:
+        return "host_ptr does not match the flags: CL_MEM_USE_HOST_PTR and CL_MEM_COPY_HOST_PTR "
+               "need one, the other flags need NULL";
+    case CL_INVALID_MEM_OBJECT:
+        return "a memory object is not valid (released, or NULL), or of the wrong kind (a buffer "
+               "where an image is needed, or the reverse)";
+    case CL_INVALID_IMAGE_FORMAT_DESCRIPTOR:
+        return "the cl_image_format is not valid (its channel order and data type do not go "
+               "together)";
+    case CL_INVALID_IMAGE_SIZE:
+        return "an image size is 0 or beyond the device's limit (CL_DEVICE_IMAGE2D_MAX_WIDTH "
+               "and the like)";
+    case CL_INVALID_IMAGE_DESCRIPTOR:
+        return "the cl_image_desc is not valid (its type, sizes, pitches or mip levels)";
+    case CL_INVALID_SAMPLER:
+        return "the sampler is not valid, or a sampler argument was given something else";
+    case CL_INVALID_PROGRAM:
+        return "the program is not valid (released, or NULL)";
+    case CL_INVALID_PROGRAM_EXECUTABLE:
+        return "the program has no built executable for the device: build it, and read the "
+               "build log, before creating kernels from it";
+    case CL_INVALID_KERNEL_NAME:
+        return "the program has no __kernel of that name: check the name in the .cl file";
+    case CL_INVALID_KERNEL_DEFINITION:
+        return "the kernel's parameters differ between the devices the program was built for";
+    case CL_INVALID_KERNEL:
+        return "the kernel is not valid (released, or NULL)";
+    case CL_INVALID_ARG_INDEX:
+        return "the argument index is past the kernel's last parameter (they count from 0)";
+    case CL_INVALID_ARG_VALUE:
+        return "the value does not suit the parameter: a __local parameter takes a size and a "
+               "NULL value, a buffer parameter a pointer to a cl_mem (or NULL)";
+    case CL_INVALID_WORK_DIMENSION:
+        return "work_dim must be between 1 and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS (at least 3)";
+    case CL_INVALID_GLOBAL_OFFSET:
+        return "a global offset plus its global size overflows size_t (or, on OpenCL 1.0, an "
+               "offset was given at all)";
+    case CL_INVALID_EVENT_WAIT_LIST:
+        return "the wait list and its count disagree (a list with a count of 0, or NULL with a "
+               "count), or it holds an event that is not valid";
+    case CL_INVALID_EVENT:
+        return "an event is not valid (released, or never returned by a command)";
+    case CL_INVALID_OPERATION:
+        return "the call is not allowed here: the device lacks what it needs (images, a "
+               "feature, a property), or an object is in the wrong state; see the call's list "
+               "of errors in the OpenCL API specification";
+    case CL_INVALID_GL_OBJECT:
+        return "the OpenGL object is not valid for sharing with this context";
+    case CL_INVALID_MIP_LEVEL:
+        return "a mip level was given for an image without mipmaps";
+    case CL_INVALID_PROPERTY:
+        return "a properties list holds a name or value the call does not support, or one name "
+               "twice";
+    case CL_INVALID_PIPE_SIZE:
+        return "a pipe's packet size is 0 or above CL_DEVICE_PIPE_MAX_PACKET_SIZE, or it holds "
+               "no packets";
+    case CL_INVALID_DEVICE_QUEUE:
+        return "a queue argument of a kernel is not a valid on-device queue";
+    case CL_INVALID_SPEC_ID:
+        return "the specialization constant's id is not in the program's SPIR-V module";
+    case CL_MAX_SIZE_RESTRICTION_EXCEEDED:
+        return "an argument is larger than a limit the kernel's language sets for it (such as "
+               "SPIR-V's MaxByteOffset)";
     default:
         return NULL;
     }

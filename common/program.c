@@ -45,6 +45,19 @@ char *oclt_kernel_source(const char *name) {
     return NULL;
 }
 
+const char *oclt_kernel_dir_missing(void) {
+    const char *dir = getenv("OCLT_KERNEL_DIR");
+    if (!dir || !*dir) return NULL;
+    for (size_t i = 0; i < oclt_embedded_kernel_count; ++i) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, oclt_embedded_kernels[i].name);
+        FILE *file = fopen(path, "rb");
+        if (!file) return oclt_embedded_kernels[i].name;
+        fclose(file);
+    }
+    return NULL;
+}
+
 void oclt_print_build_logs(cl_program program, const char *options) {
     cl_uint device_count = 0;
     if (OCLT_CHECK(clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof device_count,
@@ -148,7 +161,8 @@ static void explain_work_group_size(cl_command_queue queue, cl_kernel kernel, cl
         if (local[i] && global[i] % local[i])
             fprintf(stderr,
                     "  limit: global[%u] = %zu is not a multiple of local[%u] = %zu "
-                    "(required before OpenCL 2.0 and without non-uniform groups)\n",
+                    "(required unless the device supports non-uniform groups and the program "
+                    "was built with -cl-std=CL2.0 or later)\n",
                     i, global[i], i, local[i]);
         if (required[i] && required[i] != local[i])
             fprintf(stderr, "  limit: the kernel's reqd_work_group_size[%u] is %zu, not %zu\n", i,

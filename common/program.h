@@ -22,6 +22,10 @@ extern const size_t oclt_embedded_kernel_count;
  * malloc'ed, NUL-terminated string, or NULL after printing why. */
 char *oclt_kernel_source(const char *name);
 
+/* NULL when OCLT_KERNEL_DIR is unset, or names a folder holding every kernel file the program
+ * embeds; else the first file it lacks (cli.c refuses such a run before any work). */
+const char *oclt_kernel_dir_missing(void);
+
 /* Builds source text for one device. On failure prints the options and the full build log of
  * every device, and returns NULL. `label` names the source in messages (e.g. "reduce.cl"). */
 cl_program oclt_build_source(cl_context context, cl_device_id device, const char *source,

@@ -125,16 +125,19 @@ include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)
 
 # oclt_add_mutation_test(<test name> FILE <kernel.cl> FIND <text> REPLACE <text>
 #                        [OCCURRENCE n] [ORACLE check|oclgrind] [TIMEOUT s]
-#                        COMMAND <program> [args...])
+#                        [KERNELS_ALSO <dir>...] COMMAND <program> [args...])
 # Label "mutation": runs the program on a copy of this chapter's kernels in which one piece of
 # text is replaced (common/tests/mutate.py), and passes only when the break is caught: the
-# program's check FAILs (exit 1), or with ORACLE oclgrind, Oclgrind reports it. A mutant that
+# program's check FAILs (exit 1), or with ORACLE oclgrind, Oclgrind reports it. The copy holds the
+# .cl files of this folder (and of the chapter, for a solutions folder) and of KERNELS_ALSO: every
+# kernel file the program embeds, since OCLT_KERNEL_DIR must hold them all. A mutant that
 # does not build, or text that is not found exactly where stated, fails the test: every mutant
 # must be a real, compiling bug. docs/correctness_tooling.md lists what the mutants cover.
 find_program(OCLT_PYTHON3_MUTATE python3)
 function(oclt_add_mutation_test name)
   # PARSE_ARGV keeps a ';' inside FIND or REPLACE as text instead of splitting the value there.
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FILE;FIND;REPLACE;OCCURRENCE;ORACLE;TIMEOUT" "COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "FILE;FIND;REPLACE;OCCURRENCE;ORACLE;TIMEOUT"
+                        "COMMAND;KERNELS_ALSO")
   if(NOT OCLT_PYTHON3_MUTATE)
     return()
   endif()
@@ -147,9 +150,18 @@ function(oclt_add_mutation_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()
+  # A chapter's solutions embed the chapter's kernel files as well as their own.
+  set(kernels --kernels ${CMAKE_CURRENT_SOURCE_DIR})
+  if(CMAKE_CURRENT_SOURCE_DIR MATCHES "/solutions$")
+    get_filename_component(chapter_dir ${CMAKE_CURRENT_SOURCE_DIR} DIRECTORY)
+    list(APPEND kernels --kernels ${chapter_dir})
+  endif()
+  foreach(dir IN LISTS ARG_KERNELS_ALSO)
+    list(APPEND kernels --kernels ${dir})
+  endforeach()
   add_test(NAME ${name}
            COMMAND ${OCLT_PYTHON3_MUTATE} ${PROJECT_SOURCE_DIR}/common/tests/mutate.py
-                   --oracle ${ARG_ORACLE} --kernels ${CMAKE_CURRENT_SOURCE_DIR} --file ${ARG_FILE}
+                   --oracle ${ARG_ORACLE} ${kernels} --file ${ARG_FILE}
                    --find "${ARG_FIND}" --replace "${ARG_REPLACE}" --occurrence ${ARG_OCCURRENCE}
                    -- ${ARG_COMMAND}
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})

@@ -54,6 +54,8 @@ foreach(chapter IN LISTS OCLT_CHAPTERS)
   oclt_bad_input(${chapter} device_unmatched "no device matches 'nope'" --device nope)
   oclt_bad_input(${chapter} env_platform "no platform matches 'nope'" ENV OCLT_PLATFORM=nope)
   oclt_bad_input(${chapter} env_device "no device matches 'nope'" ENV OCLT_DEVICE=nope)
+  oclt_bad_input(${chapter} env_kernel_dir "OCLT_KERNEL_DIR=/nonexistent holds no readable"
+                 ENV OCLT_KERNEL_DIR=/nonexistent)
   # An output file that cannot be written (it replaces the run's own --csv, given first).
   oclt_bad_input(${chapter} csv_unwritable "--csv '/nonexistent/dir/out.csv'"
                  --csv /nonexistent/dir/out.csv)

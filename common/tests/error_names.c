@@ -35,7 +35,17 @@ int main(void) {
         printf("spot checks failed\n");
         return 1;
     }
-    printf("%zu header codes checked, %zu missing; table has %zu entries\n", count, missing,
-           oclt_error_table_size());
-    return missing ? 1 : 0;
+    /* Every core code (-1 to -72 of cl.h) also has a hint: what to look at next. */
+    size_t unhinted = 0;
+    for (size_t i = 0; i < oclt_error_table_size(); ++i) {
+        const cl_int code = oclt_error_table_code(i);
+        if (code < 0 && code >= -72 && !oclt_error_hint(code)) {
+            printf("no hint: %s (%d)\n", oclt_error_name(code), (int)code);
+            ++unhinted;
+        }
+    }
+    printf("%zu header codes checked, %zu missing; table has %zu entries; %zu core codes without "
+           "a hint\n",
+           count, missing, oclt_error_table_size(), unhinted);
+    return missing || unhinted ? 1 : 0;
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """mutate.py: runs a chapter on a deliberately broken copy of one of its kernels.
 
-    mutate.py [--oracle check|oclgrind] --kernels DIR --file F.cl --find TEXT --replace TEXT
-              [--occurrence N] -- PROGRAM [ARGS...]
+    mutate.py [--oracle check|oclgrind] --kernels DIR [--kernels DIR2] --file F.cl
+              --find TEXT --replace TEXT [--occurrence N] -- PROGRAM [ARGS...]
 
-Copies every .cl file of DIR into a temporary folder, replaces the N-th (default: the only)
+Copies every .cl file of each DIR into a temporary folder (the program reads all its kernel
+files from there: a solution program's include its chapter's), replaces the N-th (default: the only)
 occurrence of TEXT in F.cl by the replacement, and runs PROGRAM with OCLT_KERNEL_DIR pointing
 there, so the program loads the mutant instead of its embedded kernels.
 
@@ -31,7 +32,7 @@ import tempfile
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--oracle", choices=("check", "oclgrind"), default="check")
-    parser.add_argument("--kernels", required=True)
+    parser.add_argument("--kernels", required=True, action="append")
     parser.add_argument("--file", required=True)
     parser.add_argument("--find", required=True)
     parser.add_argument("--replace", required=True)
@@ -44,9 +45,10 @@ def main():
         return 2
 
     with tempfile.TemporaryDirectory(prefix="oclt-mutant-") as folder:
-        for name in os.listdir(args.kernels):
-            if name.endswith(".cl"):
-                shutil.copy(os.path.join(args.kernels, name), folder)
+        for kernels in args.kernels:
+            for name in os.listdir(kernels):
+                if name.endswith(".cl"):
+                    shutil.copy(os.path.join(kernels, name), folder)
         path = os.path.join(folder, args.file)
         with open(path, encoding="utf-8") as f:
             text = f.read()
