@@ -444,7 +444,7 @@ reduce6_warp(__global const T *restrict in, __global T *restrict out, uint n) {
 #pragma unroll
         for (uint off = 32; off > 0; off >>= 1) {
             if (lid < off && off < BLOCK_SIZE) s[lid] = v = v + s[lid + off];
-            asm volatile("bar.warp.sync -1;" ::: "memory");
+            __asm__ volatile("bar.warp.sync -1;" ::: "memory");
         }
         if (lid == 0) out[get_group_id(0)] = v;
     }

@@ -50,18 +50,21 @@ oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const m
     if (!kernel) return OCLT_FAIL;
     oclt_status status = OCLT_FAIL;
     /* A kernel may allow fewer items per group than the device (registers, local memory): the
-     * step's kernel, and the second one it launches on the same work-groups. */
-    cl_kernel also = step->also ? oclt_create_kernel(program, step->also) : NULL;
-    if (step->also && !also) goto release;
-    for (int k = 0; k < (also ? 2 : 1); ++k) {
+     * step's kernel, and the others it may launch on the same work-groups. */
+    for (int k = 0; k < 3; ++k) {
+        const char *name = k ? step->also[k - 1] : NULL;
+        if (k && !name) break;
+        cl_kernel also = k ? oclt_create_kernel(program, name) : kernel;
         size_t kernel_max = 0;
-        if (OCLT_CHECK(clGetKernelWorkGroupInfo(k ? also : kernel, dev->device,
-                                                CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max,
-                                                &kernel_max, NULL)))
-            goto release;
+        const cl_int err = also ? OCLT_CHECK(clGetKernelWorkGroupInfo(
+                                      also, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof kernel_max, &kernel_max, NULL))
+                                : CL_INVALID_KERNEL;
+        if (k && also) clReleaseKernel(also);
+        if (err) goto release;
         if (g.local[0] * g.local[1] > kernel_max) {
             snprintf(note, note_size, "needs %zu work-items per group, %s allows %zu",
-                     g.local[0] * g.local[1], k ? step->also : "the compiled kernel", kernel_max);
+                     g.local[0] * g.local[1], k ? name : "the compiled kernel", kernel_max);
             status = OCLT_SKIP;
             goto release;
         }
@@ -71,7 +74,6 @@ oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const m
     snprintf(note, note_size, "%s", g.params);
     status = OCLT_PASS; /* ran: the caller checks C */
 release:
-    if (also) clReleaseKernel(also);
     clReleaseKernel(kernel);
     matmul_release_workspaces(); /* the next step starts from new, poisoned workspaces */
     return status;

@@ -48,7 +48,8 @@ typedef struct matmul_step {
     const char *(*unsupported)(const oclt_device *dev, const matmul_tuning *tuning);
     const char *description; /* one line for --list-variants */
     matmul_step_runner run;  /* NULL: one launch by matmul_enqueue_step */
-    const char *also; /* NULL, or a second kernel the step launches with the same work-groups */
+    /* Up to two more kernels the step may launch with the same work-groups (NULL: none) */
+    const char *also[2];
 } matmul_step;
 
 extern const matmul_step matmul_steps[];

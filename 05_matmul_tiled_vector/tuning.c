@@ -346,14 +346,13 @@ int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *
         if (value && !is_advanced_key(keys[k].key)) *field(tuning, k) = value;
     }
     char why[256];
-    if (broken_simple_steps(tuning, limits, why, sizeof why))
-        return override->text
-                   ? oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV, override->text, why)
-                   : oclt_usage_error(spec,
-                                      "the default tuning does not fit this device: %s "
-                                      "(set %s)",
-                                      why, MATMUL_TUNE_ENV);
-    return 0;
+    if (!broken_simple_steps(tuning, limits, why, sizeof why)) return 0;
+    if (override->text)
+        return oclt_usage_error(spec, "%s='%s': %s", MATMUL_TUNE_ENV, override->text, why);
+    /* Nothing the user gave is wrong: the device is smaller than the smallest default. */
+    printf("%s: SKIP: the default tuning does not fit this device: %s (set %s to a smaller one)\n",
+           spec->chapter, why, MATMUL_TUNE_ENV);
+    return OCLT_EXIT_SKIP;
 }
 
 /* Every key as "<prefix>KEY=value", space-separated: "TS=32 WPT=8 ..." or "-DTS=32 -DWPT=8 ...". */

@@ -4,7 +4,9 @@
 #   1 element; 1000 with work-groups of 256 (the Khronos SDK sample's sub-group loop returns 960
 #   there with sub-groups of 32), once more with intel_sub_group forced to sub-groups of 8 (32
 #   sub-group totals to fold by 8 work-items: the case that checks the fold on a device, such as
-#   PoCL 6.0, that gives sub_group_reduce one sub-group per work-group); a prime above 10^6, in
+#   PoCL 6.0, that gives sub_group_reduce one sub-group per work-group), in a GPU's order with
+#   one element per load, so that every work-item of the first group holds an input and no
+#   sub-group total is the identity; a prime above 10^6, in
 #   the device's default shape and in a GPU's (interleaved order, float4 loads); 5003 with work-groups of 32 and a tuning
 #   that takes 3 passes; 300 with work-groups of 8 (smaller than most sub-groups and warps).
 # Passes when no case fails; exit 77 (skip) when every case skipped (the device lacks the
@@ -26,7 +28,8 @@ program=$1
 shift
 run_case "one element" "$program" "$@" --size 1 --reps 1
 run_case "1000 elements, work-groups of 256" "$program" "$@" --size 1000 --local 256 --reps 1
-run_case "1000 elements, work-groups of 256, intel sub-groups of 8" OCLT_SUBGROUP_TUNE=SUB_GROUP=8 \
+run_case "1000 elements, work-groups of 256, intel sub-groups of 8" \
+    OCLT_SUBGROUP_TUNE=SUB_GROUP=8,ORDER=interleaved,VEC=1,UNROLL=1 \
     "$program" "$@" --size 1000 --local 256 --reps 1
 run_case "a prime, 1000003" "$program" "$@" --size 1000003 --reps 1
 run_case "a prime, 1000003, in a GPU's shape" \

@@ -12,14 +12,17 @@
 static const char name[] = "04_solution_dot_product",
                   summary[] = "exercise 2 of chapter 04: a dot product in one launch";
 
-/* Runs the kernel twice, each time into a poisoned result, and checks both results. */
-static oclt_status run_twice(const solution *s, cl_kernel kernel, cl_mem out, double expected) {
+/* Runs the kernel twice, each time into a poisoned result and poisoned partials (so the second
+ * run cannot pass on the first one's), and checks both results. */
+static oclt_status run_twice(const solution *s, cl_kernel kernel, cl_mem out, cl_mem partials,
+                             double expected) {
     const size_t local = LOCAL, global = GROUPS * LOCAL;
     for (int run = 0; run < 2; ++run) {
         float result[1];
         oclt_poison_host(result, sizeof result);
         cl_int err = OCLT_CHECK(clEnqueueWriteBuffer(s->dev.queue, out, CL_TRUE, 0, sizeof result,
                                                      result, 0, NULL, NULL));
+        if (!err) err = oclt_poison_buffer(s->dev.queue, partials, GROUPS * sizeof(cl_uint));
         if (!err)
             err = oclt_enqueue_kernel(s->dev.queue, kernel, 1, &global, &local, 0, NULL, NULL,
                                       "dot_product");
@@ -33,15 +36,11 @@ static oclt_status run_twice(const solution *s, cl_kernel kernel, cl_mem out, do
 
 int main(int argc, char **argv) {
     solution s;
-    int rc = solution_setup(&s, argc, argv, name, summary, 100003, "dot_product.cl", LOCAL, 1);
+    /* Products up to 64 each: n * 64 < 2^24 keeps every partial sum exact in float. */
+    int rc = solution_setup(&s, argc, argv, name, summary, 100003, (1u << 24) / 64 - 1,
+                            "so that the sum stays exact", "dot_product.cl", LOCAL, 1);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = s.opt.size[0];
-    if (n * 64 >= (1u << 24)) {
-        clReleaseProgram(s.program);
-        oclt_close_device(&s.dev);
-        return oclt_usage_error(&s.spec, "--size %zu: at most %u, so that the sum stays exact", n,
-                                (1u << 24) / 64 - 1);
-    }
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     cl_uint partials[GROUPS], zero = 0;
     oclt_rng rng;
@@ -66,7 +65,7 @@ int main(int argc, char **argv) {
     if (da && db && out && mid && tickets && kernel &&
         !(OCLT_ARG(kernel, 0, da) || OCLT_ARG(kernel, 1, db) || OCLT_ARG(kernel, 2, out) ||
           OCLT_ARG(kernel, 3, count) || OCLT_ARG(kernel, 4, mid) || OCLT_ARG(kernel, 5, tickets)))
-        status = run_twice(&s, kernel, out, expected);
+        status = run_twice(&s, kernel, out, mid, expected);
     if (kernel) clReleaseKernel(kernel);
     cl_mem all[] = {da, db, out, mid, tickets};
     for (int k = 0; k < 5; ++k)

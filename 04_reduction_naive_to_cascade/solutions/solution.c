@@ -4,7 +4,8 @@
 #include <stdio.h>
 
 int solution_setup(solution *s, int argc, char **argv, const char *name, const char *summary,
-                   size_t default_size, const char *file, size_t local, int group_order) {
+                   size_t default_size, size_t max_size, const char *max_reason, const char *file,
+                   size_t local, int group_order) {
     s->spec = (oclt_cli_spec){.chapter = name,
                               .summary = summary,
                               .size_kind = OCLT_SIZE_COUNT,
@@ -13,6 +14,9 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
                               .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK};
     int rc = oclt_parse_command_line(argc, argv, &s->spec, &s->opt);
     if (rc != OCLT_CONTINUE) return rc;
+    if (max_size && s->opt.size[0] > max_size)
+        return oclt_usage_error(&s->spec, "--size %zu is too large: at most %zu, %s",
+                                s->opt.size[0], max_size, max_reason);
     if (s->opt.size[0] > 0x7FFFFFFF)
         return oclt_usage_error(&s->spec, "--size %zu is too large: at most 2^31-1",
                                 s->opt.size[0]);

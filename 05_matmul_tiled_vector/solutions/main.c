@@ -149,14 +149,32 @@ static cl_int time_padded(const oclt_device *dev, const oclt_options *opt, cl_ke
     return err;
 }
 
+/* NULL when the kernel can run in groups of TILE x TILE on this device, else why not. */
+static const char *tile_too_large(const oclt_device *dev, cl_kernel kernel) {
+    size_t kernel_max = 0, item_max[3] = {0, 0, 0};
+    if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof kernel_max, &kernel_max, NULL)) ||
+        OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_max,
+                                   item_max, NULL)))
+        return "the work-group limits could not be queried";
+    if (kernel_max < TILE * TILE || item_max[0] < TILE || item_max[1] < TILE)
+        return "needs work-groups of 16 x 16 items, more than this device or kernel allows";
+    return NULL;
+}
+
 /* Runs `name` from `program` (items per block of C: per_item x per_item; `padded`: on padded
- * copies, exercise 3), checks it, and returns its time in *ms (negative when it failed to run). */
+ * copies, exercise 3), checks it, and returns its time in *ms (negative when it failed to run).
+ * A SKIP, with *why, where the device cannot run groups of TILE x TILE. */
 static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, cl_program program,
                               const char *name, int per_item, int padded, matmul_problem *p,
-                              cl_mem b, const matmul_check *chk, double *ms) {
+                              cl_mem b, const matmul_check *chk, double *ms, const char **why) {
     cl_kernel kernel = oclt_create_kernel(program, name);
     *ms = -1.0;
     if (!kernel) return OCLT_FAIL;
+    if ((*why = tile_too_large(dev, kernel))) {
+        clReleaseKernel(kernel);
+        return OCLT_SKIP;
+    }
     cl_int err;
     if (padded) {
         err = time_padded(dev, opt, kernel, p, ms);
@@ -183,10 +201,12 @@ static void solve(const oclt_device *dev, const oclt_options *opt, oclt_report *
                   double step_ms[VARIANT_COUNT]) {
     const int step = runs[v].compared_with;
     double ms;
+    const char *why = NULL;
     oclt_status status =
         run_kernel(dev, opt, program, runs[v].kernel, runs[v].per_item, runs[v].padded, p,
-                   runs[v].transposed_b ? bt : p->b_buf, chk, &ms);
+                   runs[v].transposed_b ? bt : p->b_buf, chk, &ms, &why);
     char note[128] = "";
+    if (why) snprintf(note, sizeof note, "%s", why);
     if (step >= 0 && status == OCLT_PASS && step_ms[step] > 0)
         snprintf(note, sizeof note, "x%.3g the chapter's %s", step_ms[step] / ms,
                  variants[step].name);
