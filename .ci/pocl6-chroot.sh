@@ -15,7 +15,8 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${OCLT_CHROOT:-/var/cache/opencl-tutorial/trixie}
-packages="pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clinfo cmake gcc libc6-dev make"
+# python3: the mutation tests (common/tests/mutate.py) run here too.
+packages="pocl-opencl-icd ocl-icd-opencl-dev opencl-c-headers clinfo cmake gcc libc6-dev make python3"
 
 program=""
 if [ "${1:-}" = "--program" ]; then
@@ -100,12 +101,22 @@ if [ ! -f "$root/.ready" ]; then
         skip "could not install PoCL in the chroot (is the Debian archive reachable?)"
     fi
     unmount_all
-    touch "$build/.ready"
+    echo "$packages" >"$build/.ready"
     mv "$build" "$root"
     rm -f "$build.log"
 fi
 
 mount_system "$root"
+# A chroot cached by an earlier version of this script may lack packages added since: add them.
+if [ "$(cat "$root/.ready")" != "$packages" ]; then
+    say "adding packages to the cached chroot: $packages"
+    if ! chroot "$root" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+            apt-get install -y -qq --no-install-recommends $packages" >"$root.log" 2>&1; then
+        tail -n 5 "$root.log"
+        skip "could not add packages to the chroot (is the Debian archive reachable?)"
+    fi
+    echo "$packages" >"$root/.ready"
+fi
 mount_into "$root" "$here" /src ro || { say "FAIL: cannot mount the source tree"; exit 1; }
 say "$(chroot "$root" sh -c 'clinfo -l 2>/dev/null | tr -s " " | tr "\n" " "')"
 # Every tree that runs here shares /build, and a copied tree keeps its files' old times, which
