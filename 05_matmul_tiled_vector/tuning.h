@@ -44,8 +44,10 @@ typedef struct {
  * tuning, which is an OpenCL failure, not a bad command line. */
 int matmul_query_limits(const oclt_device *dev, matmul_device_limits *limits);
 
-/* Defaults for the device, then the override on top; every constraint checked. Returns 0, or
- * OCLT_EXIT_USAGE after one line on stderr naming the broken constraint. */
+/* Defaults for the device, then the override on top; every constraint checked. Returns 0;
+ * OCLT_EXIT_USAGE after one line on stderr naming the constraint the override breaks; or
+ * OCLT_EXIT_SKIP after a SKIP line on stdout when even the smallest defaults do not fit the
+ * device (nothing the user gave is wrong). */
 int matmul_choose_tuning(const oclt_cli_spec *spec, const matmul_device_limits *limits,
                          const matmul_tuning_override *override, matmul_tuning *tuning);
 

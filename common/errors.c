@@ -195,11 +195,13 @@ const char *oclt_error_hint(cl_int err) {
         return "the region could not be mapped into the host's address space: map a smaller "
                "region";
     case CL_LINKER_NOT_AVAILABLE:
-        return "this platform cannot link programs: build from source with clBuildProgram";
+        return "this device has no linker (an embedded-profile device, which then has no "
+               "compiler either): load a program binary built for it elsewhere";
     case CL_DEVICE_PARTITION_FAILED:
+        return "the partition was valid but this device cannot be split further";
     case CL_INVALID_DEVICE_PARTITION_COUNT:
-        return "the device cannot be split as asked: request fewer sub-devices or fewer compute "
-               "units (CL_DEVICE_PARTITION_MAX_SUB_DEVICES, CL_DEVICE_MAX_COMPUTE_UNITS)";
+        return "the partition asks for more sub-devices than CL_DEVICE_PARTITION_MAX_SUB_DEVICES, "
+               "or more compute units than the device has";
     case CL_KERNEL_ARG_INFO_NOT_AVAILABLE:
         return "argument names and qualifiers are kept only for a program built from source "
                "with -cl-kernel-arg-info";
@@ -228,8 +230,8 @@ const char *oclt_error_hint(cl_int err) {
         return "the cl_image_format is not valid (its channel order and data type do not go "
                "together)";
     case CL_INVALID_IMAGE_SIZE:
-        return "an image size is 0 or beyond the device's limit (CL_DEVICE_IMAGE2D_MAX_WIDTH "
-               "and the like)";
+        return "an image size is beyond the device's limit (CL_DEVICE_IMAGE2D_MAX_WIDTH and the "
+               "like)";
     case CL_INVALID_IMAGE_DESCRIPTOR:
         return "the cl_image_desc is not valid (its type, sizes, pitches or mip levels)";
     case CL_INVALID_SAMPLER:
@@ -259,7 +261,8 @@ const char *oclt_error_hint(cl_int err) {
         return "the wait list and its count disagree (a list with a count of 0, or NULL with a "
                "count), or it holds an event that is not valid";
     case CL_INVALID_EVENT:
-        return "an event is not valid (released, or never returned by a command)";
+        return "an event is not valid (released, or never created: not returned by a command "
+               "or by clCreateUserEvent)";
     case CL_INVALID_OPERATION:
         return "the call is not allowed here: the device lacks what it needs (images, a "
                "feature, a property), or an object is in the wrong state; see the call's list "
@@ -267,7 +270,8 @@ const char *oclt_error_hint(cl_int err) {
     case CL_INVALID_GL_OBJECT:
         return "the OpenGL object is not valid for sharing with this context";
     case CL_INVALID_MIP_LEVEL:
-        return "a mip level was given for an image without mipmaps";
+        return "clCreateFromGLTexture: the mip level is outside the levels the OpenGL texture "
+               "defines";
     case CL_INVALID_PROPERTY:
         return "a properties list holds a name or value the call does not support, or one name "
                "twice";

@@ -149,17 +149,18 @@ static cl_int time_padded(const oclt_device *dev, const oclt_options *opt, cl_ke
     return err;
 }
 
-/* NULL when the kernel can run in groups of TILE x TILE on this device, else why not. */
-static const char *tile_too_large(const oclt_device *dev, cl_kernel kernel) {
+/* PASS when the kernel can run in groups of TILE x TILE on this device; SKIP (with *why) when
+ * it cannot; FAIL when the limits could not be queried (the error is printed). */
+static oclt_status tile_fits(const oclt_device *dev, cl_kernel kernel, const char **why) {
     size_t kernel_max = 0, item_max[3] = {0, 0, 0};
     if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
                                             sizeof kernel_max, &kernel_max, NULL)) ||
         OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof item_max,
                                    item_max, NULL)))
-        return "the work-group limits could not be queried";
-    if (kernel_max < TILE * TILE || item_max[0] < TILE || item_max[1] < TILE)
-        return "needs work-groups of 16 x 16 items, more than this device or kernel allows";
-    return NULL;
+        return OCLT_FAIL;
+    if (kernel_max >= TILE * TILE && item_max[0] >= TILE && item_max[1] >= TILE) return OCLT_PASS;
+    *why = "needs work-groups of 16 x 16 items, more than this device or kernel allows";
+    return OCLT_SKIP;
 }
 
 /* Runs `name` from `program` (items per block of C: per_item x per_item; `padded`: on padded
@@ -171,9 +172,10 @@ static oclt_status run_kernel(const oclt_device *dev, const oclt_options *opt, c
     cl_kernel kernel = oclt_create_kernel(program, name);
     *ms = -1.0;
     if (!kernel) return OCLT_FAIL;
-    if ((*why = tile_too_large(dev, kernel))) {
+    const oclt_status fits = tile_fits(dev, kernel, why);
+    if (fits != OCLT_PASS) {
         clReleaseKernel(kernel);
-        return OCLT_SKIP;
+        return fits;
     }
     cl_int err;
     if (padded) {

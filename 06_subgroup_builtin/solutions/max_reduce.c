@@ -87,8 +87,13 @@ int main(int argc, char **argv) {
         const cl_uint count = (cl_uint)n;
         /* single_pass: one launch of many groups; work_group_reduce: one group, one partial. */
         cl_int run = kernel ? oclt_poison_buffer(dev.queue, result, 4) : CL_INVALID_KERNEL;
-        /* and the partials: a group whose partial is never written must not pass */
-        if (!run && v == SINGLE_PASS) run = oclt_poison_buffer(dev.queue, partial, groups * 4);
+        /* and the partials, with +infinity: the usual poison is a NaN, which fmax drops, so a
+         * group whose partial is never written would pass; infinity wins the max instead. */
+        if (!run && v == SINGLE_PASS) {
+            const float infinity = INFINITY;
+            run = OCLT_CHECK(clEnqueueFillBuffer(dev.queue, partial, &infinity, sizeof infinity,
+                                                 0, groups * 4, 0, NULL, NULL));
+        }
         if (!run && v == SINGLE_PASS)
             run = OCLT_ARG(kernel, 0, in) || OCLT_ARG(kernel, 1, partial) ||
                           OCLT_ARG(kernel, 2, ticket) || OCLT_ARG(kernel, 3, result) ||
