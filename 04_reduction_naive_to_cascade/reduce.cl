@@ -206,7 +206,7 @@ reduce5(__global const T *in, __global T *out, uint n) {
 /* ---- reduce6: algorithm cascading ----------------------------------------------------------- */
 
 /* The sum of the VEC lanes of x. A union may be read through another member than the one last
- * written (OpenCL C, "Reinterpreting Data Using Unions"). (A .lo + .hi halving compiles to
+ * written (OpenCL C, "Reinterpreting Types Using Unions"). (A .lo + .hi halving compiles to
  * vector shuffles that crash Oclgrind 21.10's --uninitialized check.) */
 typedef union {
     TV vector;

@@ -148,6 +148,13 @@ uint take_ticket(volatile __global uint *ticket) {
     atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acquire, memory_scope_device);
     return drawn;
 }
+/* The last group's reset, a device-scope atomic like the other groups' relaxed draws: nothing
+ * orders those draws before it, and two atomics of different scopes (a 1.x atomic_xchg is
+ * work-group scope) that nothing orders are a data race in the memory model. */
+void reset_ticket(volatile __global uint *ticket) {
+    atomic_store_explicit((volatile __global atomic_uint *)ticket, 0u, memory_order_relaxed,
+                          memory_scope_device);
+}
 /* The other work-items of the last group read what work-item 0's acquire made visible to it:
  * the barrier hands that on, at device scope for global memory. */
 #define BARRIER_AFTER_TICKET()                                                                     \
@@ -158,6 +165,9 @@ uint take_ticket(volatile __global uint *ticket) {
     const uint drawn = atomic_inc(ticket);
     __asm__ volatile("membar.gl;" ::: "memory"); /* the acquire: the ticket before the reads */
     return drawn;
+}
+void reset_ticket(volatile __global uint *ticket) {
+    atomic_xchg(ticket, 0u); /* NVIDIA's atomics act on the whole GPU */
 }
 #define BARRIER_AFTER_TICKET() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #else
@@ -183,7 +193,7 @@ reduce_single_pass(__global const T *restrict in, volatile __global uint *partia
     const T total = tree_reduce(scratch, folded);
     if (lid == 0) {
         *result = total;
-        atomic_xchg(ticket, 0u); /* ready for the next launch */
+        reset_ticket(ticket); /* ready for the next launch */
     }
 }
 #endif

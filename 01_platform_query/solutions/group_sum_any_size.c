@@ -69,9 +69,13 @@ static int sum_with_each_local_size(const oclt_device *dev, const oclt_options *
     oclt_rng_seed(&rng, opt->seed);
     const size_t locals[] = {1, 3, 96, 100, kernel_max > 2 ? kernel_max - 1 : 1};
     for (size_t k = 0; k < sizeof locals / sizeof locals[0]; ++k) {
-        if (locals[k] > kernel_max) continue; /* a tiny device: skip what does not fit */
         char label[48];
         snprintf(label, sizeof label, "local size %zu", locals[k]);
+        if (locals[k] > kernel_max) { /* a tiny device: what does not fit is a SKIP */
+            oclt_report_result(&report, label, "", -1, -1, NULL, OCLT_SKIP,
+                               "more than this kernel's CL_KERNEL_WORK_GROUP_SIZE");
+            continue;
+        }
         oclt_status status = sum_with_local_size(dev, kernel, &rng, opt->size[0], locals[k]);
         oclt_report_result(&report, label, "", -1, -1, NULL, status, NULL);
     }

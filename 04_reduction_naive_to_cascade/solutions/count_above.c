@@ -15,7 +15,7 @@ static const char name[] = "04_solution_count_above",
 
 int main(int argc, char **argv) {
     solution s;
-    int rc = solution_setup(&s, argc, argv, name, summary, 1000003, 0, NULL, "count_above.cl",
+    int rc = solution_setup(&s, argc, argv, name, summary, 1000003, 0, NULL, 1, "count_above.cl",
                             LOCAL, 0);
     if (rc != OCLT_CONTINUE) return rc;
     const cl_int threshold = 250;

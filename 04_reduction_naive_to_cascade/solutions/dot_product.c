@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
     solution s;
     /* Products up to 64 each: n * 64 < 2^24 keeps every partial sum exact in float. */
     int rc = solution_setup(&s, argc, argv, name, summary, 100003, (1u << 24) / 64 - 1,
-                            "so that the sum stays exact", "dot_product.cl", LOCAL, 1);
+                            "so that the sum stays exact", 2, "dot_product.cl", LOCAL, 1);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = s.opt.size[0];
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 int solution_setup(solution *s, int argc, char **argv, const char *name, const char *summary,
-                   size_t default_size, size_t max_size, const char *max_reason, const char *file,
-                   size_t local, int group_order) {
+                   size_t default_size, size_t max_size, const char *max_reason, int inputs,
+                   const char *file, size_t local, int group_order) {
     s->spec = (oclt_cli_spec){.chapter = name,
                               .summary = summary,
                               .size_kind = OCLT_SIZE_COUNT,
@@ -21,6 +21,13 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
         return oclt_usage_error(&s->spec, "--size %zu is too large: at most 2^31-1",
                                 s->opt.size[0]);
     if ((rc = oclt_open_device(&s->spec, &s->opt, &s->dev)) != OCLT_CONTINUE) return rc;
+    /* The inputs must fit the device: `inputs` buffers of --size 32-bit elements. */
+    const cl_ulong bytes = oclt_mul_size(s->opt.size[0], 4);
+    if ((rc = oclt_require_memory(&s->spec, &s->dev, bytes, oclt_mul_size(bytes, inputs),
+                                  "--size")) != 0) {
+        oclt_close_device(&s->dev);
+        return rc;
+    }
     if (oclt_device_size(s->dev.device, CL_DEVICE_MAX_WORK_GROUP_SIZE) < local) {
         fprintf(stderr, "%s: groups of %zu are too large for %s\n", name, local,
                 s->dev.device_name);

@@ -269,7 +269,7 @@ int main(int argc, char **argv) {
     double step_ms[VARIANT_COUNT] = {-1.0, -1.0, -1.0, -1.0, -1.0};
     for (int v = 0; v < VARIANT_COUNT; ++v) {
         if (!opt.selected[v]) continue;
-        /* the file is built only for a selected variant (a mutant copies only exercises.cl) */
+        /* the file is built only for a selected variant */
         programs[v] = oclt_build_file(dev.context, dev.device, runs[v].file, "-DTS=16");
         if (!programs[v]) goto release;
         solve(&dev, &opt, &report, programs[v], v, &p, bt, &chk, step_ms);

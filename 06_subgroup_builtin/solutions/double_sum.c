@@ -27,7 +27,7 @@ static const char double_header[] = "#pragma OPENCL EXTENSION cl_khr_fp64 : enab
 int main(int argc, char **argv) {
     oclt_options opt;
     oclt_device dev;
-    int rc = solution_open(&spec, argc, argv, (size_t)1 << 26, &opt, &dev);
+    int rc = solution_open(&spec, argc, argv, (size_t)1 << 26, sizeof(double), &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = opt.size[0];
     if (oclt_device_ulong(dev.device, CL_DEVICE_DOUBLE_FP_CONFIG) == 0) {

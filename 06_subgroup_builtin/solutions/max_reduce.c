@@ -29,7 +29,7 @@ static const char max_header[] = "#define T float\n#define TV float4\n#define AS
 int main(int argc, char **argv) {
     oclt_options opt;
     oclt_device dev;
-    int rc = solution_open(&spec, argc, argv, (size_t)1 << 31, &opt, &dev);
+    int rc = solution_open(&spec, argc, argv, (size_t)1 << 31, sizeof(float), &opt, &dev);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = opt.size[0];
 

@@ -5,13 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-int solution_open(const oclt_cli_spec *spec, int argc, char **argv, size_t max_n, oclt_options *opt,
-                  oclt_device *dev) {
+int solution_open(const oclt_cli_spec *spec, int argc, char **argv, size_t max_n,
+                  size_t element_bytes, oclt_options *opt, oclt_device *dev) {
     int rc = oclt_parse_command_line(argc, argv, spec, opt);
     if (rc != OCLT_CONTINUE) return rc;
     if (opt->size[0] > max_n)
         return oclt_usage_error(spec, "--size %zu exceeds %zu", opt->size[0], max_n);
-    return oclt_open_device(spec, opt, dev);
+    if ((rc = oclt_open_device(spec, opt, dev)) != OCLT_CONTINUE) return rc;
+    /* The input buffer must fit the device (the other buffers are a few words). */
+    const cl_ulong bytes = oclt_mul_size(opt->size[0], element_bytes);
+    if ((rc = oclt_require_memory(spec, dev, bytes, bytes, "--size")) != 0) {
+        oclt_close_device(dev);
+        return rc;
+    }
+    return OCLT_CONTINUE;
 }
 
 char *solution_source(const char *header) {

@@ -6,10 +6,11 @@
 
 #include "oclt.h"
 
-/* Parses the command line, checks --size (at most max_n) and opens the device. Returns
- * OCLT_CONTINUE, or the exit code to return from main. */
-int solution_open(const oclt_cli_spec *spec, int argc, char **argv, size_t max_n, oclt_options *opt,
-                  oclt_device *dev);
+/* Parses the command line, checks --size (at most max_n), opens the device and checks that an
+ * input of --size elements of element_bytes fits it (exit 2 if not). Returns OCLT_CONTINUE, or
+ * the exit code to return from main (the device closed then). */
+int solution_open(const oclt_cli_spec *spec, int argc, char **argv, size_t max_n,
+                  size_t element_bytes, oclt_options *opt, oclt_device *dev);
 
 /* subgroup_reduce.cl with `header` in front; NULL after printing why. */
 char *solution_source(const char *header);
