@@ -95,8 +95,9 @@ const char *variant_unavailable(const oclt_device *dev, const capabilities *caps
         if (!sub_group_shape(dev, program, local, &width, &count) || width < 1 ||
             (width & (width - 1)) != 0)
             return "the sub-group size of this kernel is not a power of two";
-        /* Sub-group 0 finishes the `width` values the tree leaves; the spec lets any sub-group
-         * be narrower than the widest, so run only where every one is full. */
+        /* Sub-group 0 finishes the `width` values the tree leaves. Only the last sub-group may
+         * be narrower than the others (API 3.2.1); run only where every one is full, a
+         * stricter condition that costs nothing. */
         if (count * width != local)
             return "the sub-groups of this kernel are not all full for this --local";
     }

@@ -73,9 +73,9 @@ int main(int argc, char **argv) {
     size_t failures = 0;
     if (rc != OCLT_CONTINUE) goto done;
     rc = OCLT_EXIT_FAIL;
-    /* Twice: the first batch pays for whatever the driver does on a kernel's first launch of a
-     * given shape (PoCL compiles a version per work-group size and offset); the second shows
-     * the launches themselves. */
+    /* Twice: the first batch pays for whatever the driver does only once (on PoCL, at least the
+     * lookup of its version of the kernel for each new launch shape); the second shows the
+     * launches themselves. */
     for (int batch = 0; batch < 2; ++batch) {
         release_events(launches, LAUNCHES);
         oclt_poison_host(s.y, s.n * sizeof *s.y);
