@@ -124,7 +124,8 @@ static void print_kernel(cl_kernel kernel, cl_device_id device) {
 }
 
 /* CL_PROGRAM_CONTEXT and CL_PROGRAM_SOURCE: where the program lives and the text it was built
- * from (empty for a program made from a binary or from built-in kernels). */
+ * from (for a program made from a binary, IL or built-in kernels: empty, or the source where
+ * the driver kept it in the binary). */
 static void print_program_origin(const oclt_device *dev, cl_program program) {
     cl_context context = NULL;
     size_t source_size = 0;

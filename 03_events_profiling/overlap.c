@@ -21,8 +21,9 @@
  * END, is what it costs with. overlap = 1 - pipelined / serial sum: 0 when nothing overlapped,
  * negative when the pipeline cost more than it hid, up to 1 - (chunks + 2) / (3 * chunks) when the
  * three stages are equal. A CPU device does its "transfers" with the same cores that run kernels,
- * and may show none. Transfers run asynchronously only from pinned (page-locked) host memory: a
- * buffer made with CL_MEM_ALLOC_HOST_PTR and mapped is the portable way to get some (chapter 02).
+ * and may show none. On discrete-GPU drivers such as NVIDIA's, transfers overlap kernels only
+ * from pinned (page-locked) host memory, which a mapped CL_MEM_ALLOC_HOST_PTR buffer is there
+ * (chapter 02); OpenCL itself promises neither the pinning nor the overlap.
  * Each chunk has buffers of its own, so no buffer is ever used by two commands at the same time. */
 
 /* Pipeline depth: the data is cut into this many chunks (fewer if --size is smaller). */
