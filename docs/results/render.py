@@ -830,9 +830,11 @@ def headline(devices):
                     sgemm += " (%s)" % ", ".join(refs)
         lat = find(d, "03_events_profiling", "launch_latency")
         body.append([
-            "%s, %s (driver %s, %s)" % (d.meta.get("device", d.folder),
-                                         d.meta.get("platform", "?"), d.meta.get("driver", "?"),
-                                         d.meta.get("date", "?")),
+            "%s, %s (driver %s, %s%s)" % (d.meta.get("device", d.folder),
+                                           d.meta.get("platform", "?"), d.meta.get("driver", "?"),
+                                           d.meta.get("date", "?"),
+                                           "; `%s`" % d.meta["environment"]
+                                           if d.meta.get("environment") else ""),
             reduction, sgemm,
             cell(lat["value"] if lat else None, "µs", d.clpeak.get("latency"), "clpeak"),
         ])
@@ -865,11 +867,15 @@ def block_for(chapter, devices):
     for dev in devices:
         body = CHAPTERS[chapter][0](dev)
         if body:
-            parts.append("#### %s (%s)\n\n*%s; %s; %s.*\n\n%s" % (
+            # The environment the programs ran with (POCL_AFFINITY=1 on the PoCL CPU) changes
+            # the figures: a reader repeating a run needs it.
+            environment = dev.meta.get("environment")
+            parts.append("#### %s (%s)\n\n*%s; %s; %s%s.*\n\n%s" % (
                 dev.meta.get("device", dev.folder), dev.meta.get("platform", "?"),
                 "driver %s" % dev.meta.get("driver", "?"),
                 "measured %s" % dev.meta.get("date", "?"),
-                dev.meta.get("host", ""), body))
+                dev.meta.get("host", ""),
+                "; run with `%s`" % environment if environment else "", body))
     if len(parts) == 1:
         parts.append("*No results collected yet: run `docs/results/collect.sh`.*")
     return "\n\n".join(parts)
