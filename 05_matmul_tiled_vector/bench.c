@@ -36,6 +36,21 @@ static cl_int run_step_once(void *context, double *ms) {
     return matmul_wait_span(err, done, done, ms); /* START to END */
 }
 
+/* A kernel may allow fewer items per group than the device (registers, local memory): PASS when
+ * `kernel` takes the geometry's groups, SKIP (the note says why) when not, FAIL when the query
+ * failed. */
+static oclt_status groups_fit(const oclt_device *dev, cl_kernel kernel, const char *label,
+                              const matmul_geometry *g, char *note, size_t note_size) {
+    size_t kernel_max = 0;
+    if (OCLT_CHECK(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                            sizeof kernel_max, &kernel_max, NULL)))
+        return OCLT_FAIL;
+    if (g->local[0] * g->local[1] <= kernel_max) return OCLT_PASS;
+    snprintf(note, note_size, "needs %zu work-items per group, %s allows %zu",
+             g->local[0] * g->local[1], label, kernel_max);
+    return OCLT_SKIP;
+}
+
 oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const matmul_step *step,
                              const matmul_tuning *tuning, const matmul_problem *p, int reps,
                              double *ms, char *note, size_t note_size) {
@@ -48,27 +63,15 @@ oclt_status matmul_time_step(const oclt_device *dev, cl_program program, const m
     const matmul_geometry g = step->geometry(tuning);
     cl_kernel kernel = oclt_create_kernel(program, step->kernel);
     if (!kernel) return OCLT_FAIL;
-    oclt_status status = OCLT_FAIL;
-    /* A kernel may allow fewer items per group than the device (registers, local memory): the
-     * step's kernel, and the others it may launch on the same work-groups. */
-    for (int k = 0; k < 3; ++k) {
-        const char *name = k ? step->also[k - 1] : NULL;
-        if (k && !name) break;
-        cl_kernel also = k ? oclt_create_kernel(program, name) : kernel;
-        size_t kernel_max = 0;
-        const cl_int err = also ? OCLT_CHECK(clGetKernelWorkGroupInfo(
-                                      also, dev->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                      sizeof kernel_max, &kernel_max, NULL))
-                                : CL_INVALID_KERNEL;
-        if (k && also) clReleaseKernel(also);
-        if (err) goto release;
-        if (g.local[0] * g.local[1] > kernel_max) {
-            snprintf(note, note_size, "needs %zu work-items per group, %s allows %zu",
-                     g.local[0] * g.local[1], k ? name : "the compiled kernel", kernel_max);
-            status = OCLT_SKIP;
-            goto release;
-        }
+    /* The step's kernel, and the others it may launch on the same work-groups. */
+    oclt_status status = groups_fit(dev, kernel, "the compiled kernel", &g, note, note_size);
+    for (int k = 0; k < 2 && step->also[k] && status == OCLT_PASS; ++k) {
+        cl_kernel other = oclt_create_kernel(program, step->also[k]);
+        status = other ? groups_fit(dev, other, step->also[k], &g, note, note_size) : OCLT_FAIL;
+        if (other) clReleaseKernel(other);
     }
+    if (status != OCLT_PASS) goto release;
+    status = OCLT_FAIL;
     step_launch l = {dev, kernel, step, &g, p, tuning};
     if (oclt_time_median(run_step_once, &l, reps, ms)) goto release;
     snprintf(note, note_size, "%s", g.params);
