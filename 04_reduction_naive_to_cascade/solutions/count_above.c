@@ -15,8 +15,13 @@ static const char name[] = "04_solution_count_above",
 
 int main(int argc, char **argv) {
     solution s;
-    int rc = solution_setup(&s, argc, argv, name, summary, 1000003, 0, NULL, 1, "count_above.cl",
-                            LOCAL, 0);
+    const solution_plan plan = {.name = name,
+                                .summary = summary,
+                                .default_size = 1000003,
+                                .inputs = 1,
+                                .file = "count_above.cl",
+                                .local = LOCAL};
+    int rc = solution_setup(&s, argc, argv, &plan);
     if (rc != OCLT_CONTINUE) return rc;
     const cl_int threshold = 250;
     const size_t n = s.opt.size[0];

@@ -36,9 +36,18 @@ static oclt_status run_twice(const solution *s, cl_kernel kernel, cl_mem out, cl
 
 int main(int argc, char **argv) {
     solution s;
-    /* Products up to 64 each: n * 64 < 2^24 keeps every partial sum exact in float. */
-    int rc = solution_setup(&s, argc, argv, name, summary, 100003, (1u << 24) / 64 - 1,
-                            "so that the sum stays exact", 2, "dot_product.cl", LOCAL, 1);
+    const solution_plan plan = {
+        .name = name,
+        .summary = summary,
+        .default_size = 100003,
+        /* Products up to 64 each: n * 64 < 2^24 keeps every partial sum exact in float. */
+        .max_size = (1u << 24) / 64 - 1,
+        .max_reason = "so that the sum stays exact",
+        .inputs = 2,
+        .file = "dot_product.cl",
+        .local = LOCAL,
+        .group_order = 1};
+    int rc = solution_setup(&s, argc, argv, &plan);
     if (rc != OCLT_CONTINUE) return rc;
     const size_t n = s.opt.size[0];
     float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);

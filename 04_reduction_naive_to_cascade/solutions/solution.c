@@ -3,27 +3,27 @@
 
 #include <stdio.h>
 
-int solution_setup(solution *s, int argc, char **argv, const char *name, const char *summary,
-                   size_t default_size, size_t max_size, const char *max_reason, int inputs,
-                   const char *file, size_t local, int group_order) {
+int solution_setup(solution *s, int argc, char **argv, const solution_plan *plan) {
+    const char *name = plan->name;
+    const size_t local = plan->local;
     s->spec = (oclt_cli_spec){.chapter = name,
-                              .summary = summary,
+                              .summary = plan->summary,
                               .size_kind = OCLT_SIZE_COUNT,
-                              .default_size = {default_size},
+                              .default_size = {plan->default_size},
                               .default_reps = 1,
                               .omit_options = OCLT_OMIT_REPS | OCLT_OMIT_NO_CHECK};
     int rc = oclt_parse_command_line(argc, argv, &s->spec, &s->opt);
     if (rc != OCLT_CONTINUE) return rc;
-    if (max_size && s->opt.size[0] > max_size)
+    if (plan->max_size && s->opt.size[0] > plan->max_size)
         return oclt_usage_error(&s->spec, "--size %zu is too large: at most %zu, %s",
-                                s->opt.size[0], max_size, max_reason);
+                                s->opt.size[0], plan->max_size, plan->max_reason);
     if (s->opt.size[0] > 0x7FFFFFFF)
         return oclt_usage_error(&s->spec, "--size %zu is too large: at most 2^31-1",
                                 s->opt.size[0]);
     if ((rc = oclt_open_device(&s->spec, &s->opt, &s->dev)) != OCLT_CONTINUE) return rc;
-    /* The inputs must fit the device: `inputs` buffers of --size 32-bit elements. */
+    /* The inputs must fit the device. */
     const cl_ulong bytes = oclt_mul_size(s->opt.size[0], 4);
-    if ((rc = oclt_require_memory(&s->spec, &s->dev, bytes, oclt_mul_size(bytes, inputs),
+    if ((rc = oclt_require_memory(&s->spec, &s->dev, bytes, oclt_mul_size(bytes, plan->inputs),
                                   "--size")) != 0) {
         oclt_close_device(&s->dev);
         return rc;
@@ -34,8 +34,8 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
         oclt_close_device(&s->dev);
         return OCLT_EXIT_SKIP;
     }
-    const oclt_group_order order = group_order ? oclt_device_group_order(&s->dev) : 0;
-    if (group_order && order == OCLT_GROUP_ORDER_NONE) {
+    const oclt_group_order order = plan->group_order ? oclt_device_group_order(&s->dev) : 0;
+    if (plan->group_order && order == OCLT_GROUP_ORDER_NONE) {
         printf("%s: SKIP: no order between work-groups on %s (needs OpenCL C 2.0 atomics, or 3.0 "
                "with device-scope acquire/release, or NVIDIA's GPU-scope fence)\n",
                name, s->dev.device_name);
@@ -50,7 +50,7 @@ int solution_setup(solution *s, int argc, char **argv, const char *name, const c
              order != OCLT_GROUP_ORDER_C11 ? ""
              : s->dev.c_version >= 300     ? " -cl-std=CL3.0"
                                            : " -cl-std=CL2.0");
-    s->program = oclt_build_file(s->dev.context, s->dev.device, file, options);
+    s->program = oclt_build_file(s->dev.context, s->dev.device, plan->file, options);
     if (!s->program) {
         oclt_close_device(&s->dev);
         return OCLT_EXIT_FAIL;
