@@ -4,7 +4,7 @@
  * Nothing comes from common/ but OCLT_CHECK, which prints the failed call, the error's name and
  * a hint. Later chapters make these same calls through common/ (device.c, program.c).
  *
- *   01_first_program [--size N] [--seed S]
+ *   01_first_program [--size N] [--seed S] [--help]
  */
 #include "errors.h"           /* OCLT_CHECK(call), OCLT_CHECK_ERR(err, what): non-zero on failure */
 #include "first_program_cl.h" /* first_program_cl[]: first_program.cl, embedded by CMake */
@@ -19,7 +19,7 @@
 #include <time.h>
 
 /* With OCLT_KERNEL_DIR=DIR the kernel is read from DIR/first_program.cl instead (edit and rerun
- * without rebuilding). Returns a malloc'ed string, or NULL. */
+ * without rebuilding). Returns a malloc'ed string, or NULL after one line on stderr. */
 static char *read_kernel(const char *dir) {
     char path[4096];
     snprintf(path, sizeof path, "%s/first_program.cl", dir);
@@ -27,7 +27,9 @@ static char *read_kernel(const char *dir) {
     char *text = file ? calloc(1, 1 << 20) : NULL;
     if (text && fread(text, 1, (1 << 20) - 1, file) == 0) text = (free(text), NULL);
     if (file) fclose(file);
-    if (!text) fprintf(stderr, "cannot read %s\n", path);
+    if (!text)
+        fprintf(stderr, "01_first_program: OCLT_KERNEL_DIR=%s holds no readable first_program.cl\n",
+                dir);
     return text;
 }
 
@@ -35,6 +37,8 @@ int main(int argc, char **argv) {
     size_t n = 1000003; /* not a multiple of the work-group size, on purpose */
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i += 2) { /* --size N (1 to 2^26), --seed S; else exit 2 */
+        if (!strcmp(argv[i], "--help"))
+            return printf("usage: 01_first_program [--size N (1 to 2^26)] [--seed S]\n"), 0;
         const int is_size = !strcmp(argv[i], "--size");
         if (!is_size && strcmp(argv[i], "--seed"))
             return fprintf(stderr, "01_first_program: unknown option '%s'\n", argv[i]), 2;
@@ -51,6 +55,9 @@ int main(int argc, char **argv) {
         else
             seed = value;
     }
+    const char *kernel_dir = getenv("OCLT_KERNEL_DIR"); /* empty: unset */
+    char *source = kernel_dir && *kernel_dir ? read_kernel(kernel_dir) : NULL;
+    if (kernel_dir && *kernel_dir && !source) return 2; /* a usage error, before any work */
     /* Inputs: multiples of 2^-23 in [-1, 1), so every a + b is exact in float and the check
      * below can ask for equality: any difference is a bug, not rounding. */
     printf("01_first_program: c = a + b, %zu elements, seed %llu (repeat with --seed %llu)\n", n,
@@ -68,9 +75,11 @@ int main(int argc, char **argv) {
     cl_mem a_buf = NULL, b_buf = NULL, c_buf = NULL;
     cl_program program = NULL;
     cl_kernel kernel = NULL;
-    char *source = getenv("OCLT_KERNEL_DIR") ? read_kernel(getenv("OCLT_KERNEL_DIR")) : NULL;
     const char *text = source ? source : first_program_cl;
-    if (!a || !b || !c || (getenv("OCLT_KERNEL_DIR") && !source)) goto release;
+    if (!a || !b || !c) {
+        fprintf(stderr, "01_first_program: out of host memory for %zu elements\n", n);
+        goto release;
+    }
 
     /* Platform: an installed driver. -1001 (CL_PLATFORM_NOT_FOUND_KHR): no driver installed. */
     cl_platform_id platforms[8], platform = NULL;

@@ -256,6 +256,10 @@ int main(int argc, char **argv) {
     if (rc != OCLT_CONTINUE) return rc;
     const cl_ulong bytes = oclt_mul_size(opt.size[0], sizeof(float));
     rc = oclt_require_memory(&spec, &dev, bytes, oclt_mul_size(bytes, 2), "--size");
+    /* The host keeps 24 bytes per element (scale_shift's x, y, expected and bound). */
+    if (!rc)
+        rc = oclt_require_host_memory(&spec, &dev, oclt_mul_size(opt.size[0], 24),
+                                      oclt_mul_size(bytes, 2), "--size");
     if (!rc && opt.size[0] > 0xFFFFFFFFu)
         rc =
             oclt_usage_error(&spec, "--size %zu does not fit the kernels' uint count", opt.size[0]);

@@ -304,6 +304,16 @@ static int option_name_length(const char *arg) {
     return equals ? (int)(equals - arg) : (int)strlen(arg);
 }
 
+/* How many long options `arg` ("--dev" or "--dev=x") is a prefix of. */
+static int prefix_matches(const struct option *longopts, const char *arg) {
+    if (strncmp(arg, "--", 2) != 0) return 0;
+    const int length = option_name_length(arg) - 2;
+    int matches = 0;
+    for (const struct option *o = longopts; o->name; ++o)
+        matches += length > 0 && strncmp(o->name, arg + 2, (size_t)length) == 0;
+    return matches;
+}
+
 int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oclt_options *opt) {
     memset(opt, 0, sizeof *opt);
     for (int i = 0; i < 3; ++i) opt->size[i] = spec->default_size[i];
@@ -464,6 +474,11 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
             if (optopt >= OPT_DEVICES)
                 return oclt_usage_error(spec, "option '%.*s' takes no value",
                                         option_name_length(argv[optind - 1]), argv[optind - 1]);
+            /* getopt_long takes a unique prefix of a long option (--si for --size); a prefix
+             * of two (--dev: --device, --devices) is ambiguous, not unknown. */
+            if (prefix_matches(longopts, argv[optind - 1]) > 1)
+                return oclt_usage_error(spec, "option '%.*s' is ambiguous (see --help)",
+                                        option_name_length(argv[optind - 1]), argv[optind - 1]);
             return oclt_usage_error(spec, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
     }
@@ -480,7 +495,8 @@ int oclt_parse_command_line(int argc, char **argv, const oclt_cli_spec *spec, oc
         return oclt_usage_error(spec, "--device needs an index or a name");
     const char *missing = oclt_kernel_dir_missing();
     if (missing)
-        return oclt_usage_error(spec, "OCLT_KERNEL_DIR=%s holds no readable %s (the program reads "
+        return oclt_usage_error(spec,
+                                "OCLT_KERNEL_DIR=%s holds no readable %s (the program reads "
                                 "every kernel file from there)",
                                 getenv("OCLT_KERNEL_DIR"), missing);
     if (!seed_given) opt->seed = fresh_seed();

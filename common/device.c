@@ -1,6 +1,7 @@
 /* Platform and device choice, context and queue creation, and small device queries. */
 #include "device.h"
 #include "errors.h"
+#include "os.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -387,6 +388,23 @@ int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ul
                                 what, need, dev->device_name, have);
     }
     return 0;
+}
+
+int oclt_require_host_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ulong host_bytes,
+                             cl_ulong buffer_bytes, const char *what) {
+    const cl_ulong physical = oclt_os_physical_memory();
+    const int shared = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
+    cl_ulong total = host_bytes;
+    if (shared && __builtin_add_overflow(host_bytes, buffer_bytes, &total)) total = (cl_ulong)-1;
+    if (!physical || total <= physical) return 0;
+    char need[32], have[32];
+    print_bytes(need, sizeof need, total);
+    print_bytes(have, sizeof have, physical);
+    return oclt_usage_error(spec,
+                            "%s needs %s of host memory (%s) but this machine has %s: use a "
+                            "smaller --size",
+                            what, need, shared ? "arrays and the CPU device's buffers" : "arrays",
+                            have);
 }
 
 int oclt_device_has_c_feature(const oclt_device *dev, const char *name) {

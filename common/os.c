@@ -61,6 +61,18 @@ uint64_t oclt_os_entropy(void) {
 #endif
 }
 
+uint64_t oclt_os_physical_memory(void) {
+#ifdef _WIN32
+    MEMORYSTATUSEX status = {.dwLength = sizeof status};
+    return GlobalMemoryStatusEx(&status) ? (uint64_t)status.ullTotalPhys : 0;
+#elif defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+#else
+    return 0;
+#endif
+}
+
 int oclt_os_make_directory(const char *path) {
 #ifdef _WIN32
     if (_mkdir(path) == 0) return 0;

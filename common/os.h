@@ -1,7 +1,7 @@
 /* The few operating-system calls the tutorial needs, in one place: a monotonic clock, a
- * sleep, a seed from the clock, and what kind of file a path names. POSIX (Linux, macOS) is
- * what CI builds and runs; the Windows branches follow the documented Win32 calls and are
- * untried. Chapter code calls these instead of any OS header. */
+ * sleep, a seed from the clock, the size of physical memory, and what kind of file a path
+ * names. POSIX (Linux, macOS) is what CI builds and runs; the Windows branches follow the
+ * documented Win32 calls and are untried. Chapter code calls these instead of any OS header. */
 #ifndef OCLT_OS_H
 #define OCLT_OS_H
 
@@ -19,6 +19,9 @@ void oclt_os_yield(void);
 
 /* A number that differs between runs (wall clock and process id), for a fresh seed. */
 uint64_t oclt_os_entropy(void);
+
+/* Bytes of physical memory in this machine, or 0 when the system does not say. */
+uint64_t oclt_os_physical_memory(void);
 
 typedef enum {
     OCLT_PATH_MISSING,
