@@ -8,7 +8,10 @@
 #   one element per load, so that every work-item of the first group holds an input and no
 #   sub-group total is the identity; a prime above 10^6, in
 #   the device's default shape and in a GPU's (interleaved order, float4 loads); 5003 with work-groups of 32 and a tuning
-#   that takes 3 passes; 300 with work-groups of 8 (smaller than most sub-groups and warps).
+#   that takes 3 passes; 300 with work-groups of 8 (smaller than most sub-groups and warps);
+#   a prime in blocked order with UNROLL=4 (each chunk ends in a remainder loop, which a CPU's
+#   default UNROLL=1 never runs); 47 with work-groups of 4 and VEC=16 (15 left-over elements for
+#   8 work-items or fewer on a 2-core CPU: the tail's grid-stride loop must go round).
 # Passes when no case fails; exit 77 (skip) when every case skipped (the device lacks the
 # variant); a case that skips while others pass is shown but does not fail the test.
 ran=0 failed=0
@@ -38,6 +41,10 @@ run_case "a prime, 1000003, in a GPU's shape" \
 run_case "5003 elements in 3 passes" OCLT_SUBGROUP_TUNE=VEC=1,UNROLL=1,GROUPS_PER_CU=64 \
     "$program" "$@" --size 5003 --local 32 --reps 1
 run_case "300 elements, work-groups of 8" "$program" "$@" --size 300 --local 8 --reps 1
+run_case "1000003 in blocked order, 4 loads per step (a remainder of each work-item's chunk)" \
+    OCLT_SUBGROUP_TUNE=ORDER=blocked,VEC=4,UNROLL=4 "$program" "$@" --size 1000003 --reps 1
+run_case "47 elements, work-groups of 4, float16 loads (a tail wider than the grid)" \
+    OCLT_SUBGROUP_TUNE=VEC=16,UNROLL=1 "$program" "$@" --size 47 --local 4 --reps 1
 if [ $failed -gt 0 ]; then echo "$failed case(s) failed"; exit 1; fi
 if [ $ran -eq 0 ]; then echo "every case skipped"; exit 77; fi
 echo "all cases passed"

@@ -281,6 +281,19 @@ void plan_variants(const capabilities *caps, const oclt_device *dev, size_t loca
     snprintf(p->why, sizeof p->why, "%s",
              whole_warps ? "shuffle emulated in local memory: any device (runs when named)"
                          : "needs a work-group of whole warps (--local >= 32)");
+
+    /* Driver workaround (docs/appendix_driver_quirks.md): PoCL 6.0 aborts the whole process
+     * when a kernel with work-group or sub-group functions runs in work-groups of 1 or 2
+     * (its compiled kernel lacks __pocl_work_group_alloca). A SKIP with the reason instead. */
+    if (strstr(dev->platform_name, "Portable Computing Language") && local < 4)
+        for (int v = WORK_GROUP_REDUCE; v <= INTEL_SUB_GROUP; ++v)
+            if (plans[v].usable) {
+                plans[v].usable = 0;
+                snprintf(plans[v].why, sizeof plans[v].why,
+                         "PoCL aborts on work-group and sub-group functions in work-groups of %zu "
+                         "(seen on 6.0): use --local 4 or more",
+                         local);
+            }
 }
 
 void query_sub_groups(const capabilities *caps, const oclt_device *dev, int v, size_t local,
