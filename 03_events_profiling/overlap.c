@@ -261,10 +261,14 @@ void scenario_overlap(lesson *L) {
 
     for (int r = -1; r < reps; ++r) {
         for (int piped = 0; piped < 2; ++piped) {
-            for (size_t c = 0; c < p.chunks; ++c)
-                if (oclt_poison_buffer(p.serial, p.y_chunk[c],
-                                       (p.first[c + 1] - p.first[c]) * sizeof(float)))
+            /* Both ends poisoned: a kernel that ran before its chunk's upload would otherwise
+             * find the previous run's x, the same data, and pass. */
+            for (size_t c = 0; c < p.chunks; ++c) {
+                const size_t chunk_bytes = (p.first[c + 1] - p.first[c]) * sizeof(float);
+                if (oclt_poison_buffer(p.serial, p.x_chunk[c], chunk_bytes) ||
+                    oclt_poison_buffer(p.serial, p.y_chunk[c], chunk_bytes))
                     goto release_chunks;
+            }
             oclt_poison_host(p.y_host, bytes);
             if (r == reps - 1) trace_marks[2 * piped] = L->trace.count;
             if (piped ? run_pipelined(&p, ev) : run_serial(&p, ev)) goto release_ev;
