@@ -622,7 +622,7 @@ def ch06(dev):
         body.append(["`%s`" % r["variant"], r["size"], fmt(r["time"], 4), fmt(r["value"]),
                      fmt(e2e, 4), fmt(e2e_gbps), ratio, r["check"]])
     out = [table(["variant", "n", "kernel time (ms)", "kernel GB/s", "end-to-end time (ms)",
-                  "end-to-end GB/s", "kernel GB/s vs ch04 reduce6 (same n)", "check"], body)]
+                  "end-to-end GB/s", "kernel GB/s vs ch04 reduce6 (same n, its own run)", "check"], body)]
     if any(r["value"] for r in rows):
         out.append("![Sub-group variants](results/%s/ch06_variants.png)" % dev.folder)
     caps = output_excerpt(dev.outputs.get("06_subgroup_builtin", ""), "What the device reports", 2)
