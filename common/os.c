@@ -2,6 +2,9 @@
 #ifndef _WIN32
 #define _POSIX_C_SOURCE 200809L
 #endif
+#ifdef __APPLE__
+#define _DARWIN_C_SOURCE /* _POSIX_C_SOURCE alone hides _SC_PHYS_PAGES on macOS */
+#endif
 #include "os.h"
 
 #ifdef _WIN32

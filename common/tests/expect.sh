@@ -1,18 +1,20 @@
 #!/bin/sh
-# expect.sh [--no-file PATH] CODE REGEX PROGRAM [ARGS...]
-# Runs PROGRAM and passes when its exit status is CODE and its stderr has a line matching the
-# extended regex REGEX. For usage errors (CODE 2) stderr must be exactly one line, and nothing
+# expect.sh [--no-file PATH] [--stdout] CODE REGEX PROGRAM [ARGS...]
+# Runs PROGRAM and passes when its exit status is CODE and its stderr (with --stdout: its
+# stdout) has a line matching the extended regex REGEX. For usage errors (CODE 2) stderr must be exactly one line, and nothing
 # may be printed on stdout: bad input is refused before any work. With --no-file, PATH (e.g.
 # the --csv file of the run) is removed first and must not exist afterwards: no partial output.
 # Exit status 77 where CODE is not 77 means the program found no OpenCL device for a case that
 # needs one (a bad --platform or --device index is only known as such once platforms are listed):
 # the test is skipped (77), as every other test is on such a machine.
-no_file=""
-if [ "$1" = "--no-file" ]; then
-    no_file=$2
-    shift 2
-    rm -f "$no_file"
-fi
+no_file="" stream=stderr
+while :; do
+    case $1 in
+        --no-file) no_file=$2; shift 2; rm -f "$no_file" ;;
+        --stdout) stream=stdout; shift ;;
+        *) break ;;
+    esac
+done
 code=$1 regex=$2
 shift 2
 err=$(mktemp) out=$(mktemp)
@@ -31,8 +33,14 @@ fi
 if [ "$status" -ne "$code" ]; then
     echo "FAIL: wrong exit status"; exit 1
 fi
-if ! grep -Eq -- "$regex" "$err"; then
-    echo "FAIL: stderr does not match: $regex"; exit 1
+if [ $stream = stdout ]; then
+    echo "stdout:"; sed 's/^/  /' "$out"
+    matched=$out
+else
+    matched=$err
+fi
+if ! grep -Eq -- "$regex" "$matched"; then
+    echo "FAIL: $stream does not match: $regex"; exit 1
 fi
 if [ "$code" -eq 2 ]; then
     lines=$(wc -l <"$err")
