@@ -55,9 +55,10 @@ int main(int argc, char **argv) {
         else
             seed = value;
     }
-    const char *kernel_dir = getenv("OCLT_KERNEL_DIR"); /* empty: unset */
-    char *source = kernel_dir && *kernel_dir ? read_kernel(kernel_dir) : NULL;
-    if (kernel_dir && *kernel_dir && !source) return 2; /* a usage error, before any work */
+    const char *kernel_dir = getenv("OCLT_KERNEL_DIR");
+    const int from_dir = kernel_dir && *kernel_dir; /* empty: unset */
+    char *source = from_dir ? read_kernel(kernel_dir) : NULL;
+    if (from_dir && !source) return 2; /* a usage error, before any work */
     /* Inputs: multiples of 2^-23 in [-1, 1), so every a + b is exact in float and the check
      * below can ask for equality: any difference is a bug, not rounding. */
     printf("01_first_program: c = a + b, %zu elements, seed %llu (repeat with --seed %llu)\n", n,

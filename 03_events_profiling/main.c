@@ -256,8 +256,8 @@ int main(int argc, char **argv) {
     /* The largest scenario (out_of_order) holds five buffers of n ints. */
     const size_t n = opt.size[0];
     rc = oclt_require_memory(&spec, &dev, n * sizeof(int32_t), 5 * n * sizeof(int32_t), "--size");
-    /* The host's largest (overlap) keeps 24 bytes per element: the expected values and bounds
-     * in double, and the pinned x and y. */
+    /* The host's largest scenario (overlap) keeps 24 bytes per element: the expected values
+     * and bounds in double, and the pinned x and y. */
     if (!rc)
         rc = oclt_require_host_memory(&spec, &dev, oclt_mul_size(n, 24), oclt_mul_size(n, 20),
                                       "--size");
