@@ -105,7 +105,8 @@ typedef struct {
 void plan_passes(size_t n, size_t local, size_t per_item, size_t max_groups, pass_plan *plan);
 
 /* The operation written in front of the kernels, the work-group size, tuning and passes. */
-void print_shape(const char *source, size_t local, const tuning *tune, const pass_plan *passes);
+void print_shape(const char *source, size_t local, size_t kernel_limit, const tuning *tune,
+                 const pass_plan *passes);
 
 /* ---- error_bound.c: the float sum's rounding chain --------------------------------------- */
 

@@ -60,6 +60,8 @@ typedef struct {
     oclt_device dev;
     tuning tune;
     size_t n, local;
+    size_t kernel_limit; /* the smallest kernel limit below the default group; 0: none */
+    size_t fitted_limit; /* the limit fit_groups fitted the groups to; 0: none */
     capabilities caps;
     variant_plan plans[VARIANT_COUNT];
     pass_plan passes;
@@ -95,7 +97,8 @@ static char *operation_source(int op, int type, int vec, const char *file_text) 
 }
 
 /* Builds every selected variant the device can run. Returns 0, or exit 2 when --local is
- * above a kernel's own limit (registers, local memory: known only after the build). */
+ * above a kernel's own limit (registers, local memory: known only after the build). Without
+ * --local, a kernel below the default group is noted in kernel_limit (see fit_groups). */
 static int build_variants(lesson *L) {
     const tuning *t = &L->tune;
     for (int v = 0; v < VARIANT_COUNT; ++v) {
@@ -127,6 +130,7 @@ static int build_variants(lesson *L) {
                                     "(CL_KERNEL_WORK_GROUP_SIZE)",
                                     L->local, variants[v].name, kernel_max);
         if (kernel_max < L->local) {
+            if (!L->kernel_limit || kernel_max < L->kernel_limit) L->kernel_limit = kernel_max;
             p->usable = 0;
             snprintf(p->why, sizeof p->why,
                      "the kernel allows at most %zu work-items (CL_KERNEL_WORK_GROUP_SIZE): try "
@@ -241,9 +245,10 @@ static oclt_status check_result(const lesson *L, int v, const char *label, scala
 
 /* ---- The steps --------------------------------------------------------------------------- */
 
-/* The shape: work-group size within the device's limits, and the passes. */
-static int plan_shape(lesson *L) {
-    int rc = choose_local_size(&spec, &L->dev, &L->tune, L->opt.local, sizeof(float), &L->local);
+/* The shape: work-group size within the device's limits (`requested`, or 0 for the default),
+ * and the passes. */
+static int plan_shape(lesson *L, size_t requested) {
+    int rc = choose_local_size(&spec, &L->dev, &L->tune, requested, sizeof(float), &L->local);
     if (rc) return rc;
     query_capabilities(&L->dev, &L->caps);
     plan_variants(&L->caps, &L->dev, L->local, &L->tune, L->plans);
@@ -336,18 +341,37 @@ static void run_variants(lesson *L, const reference *ref, oclt_report *report) {
     }
 }
 
+static void release_variants(lesson *L) {
+    for (int v = 0; v < VARIANT_COUNT; ++v) {
+        if (L->plans[v].kernel) clReleaseKernel(L->plans[v].kernel);
+        if (L->plans[v].program) clReleaseProgram(L->plans[v].program);
+        memset(&L->plans[v], 0, sizeof L->plans[v]);
+    }
+}
+
 static void release(lesson *L) {
     reduction *r = &L->buffers;
     cl_mem all[] = {r->input, r->partial[0], r->partial[1], r->ticket, r->result};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
         if (all[i]) clReleaseMemObject(all[i]);
-    for (int v = 0; v < VARIANT_COUNT; ++v) {
-        if (L->plans[v].kernel) clReleaseKernel(L->plans[v].kernel);
-        if (L->plans[v].program) clReleaseProgram(L->plans[v].program);
-    }
+    release_variants(L);
     free(L->source);
     free(L->input);
     free(L->partial_poison);
+}
+
+/* A kernel may allow fewer work-items than the default group (registers, local memory: as on
+ * some GPUs). Without --local, every variant is planned and built again for the largest power
+ * of two that the smallest such kernel allows, as chapter 04 does; a kernel still below it
+ * then stays unusable, with the reason printed. */
+static int fit_groups(lesson *L) {
+    size_t local = 1;
+    while (local * 2 <= L->kernel_limit) local *= 2;
+    release_variants(L);
+    L->fitted_limit = L->kernel_limit;
+    L->kernel_limit = 0;
+    int rc = plan_shape(L, local);
+    return rc ? rc : build_variants(L);
 }
 
 /* ---- The lesson -------------------------------------------------------------------------- */
@@ -369,7 +393,7 @@ int main(int argc, char **argv) {
     rc = oclt_open_device(&spec, &L.opt, &L.dev);
     if (rc != OCLT_CONTINUE) return rc;
     default_tuning(&L.dev, &L.tune);
-    rc = plan_shape(&L);
+    rc = plan_shape(&L, L.opt.local);
     if (rc) goto done;
 
     /* 1-2. What the device supports decides the variants; each is built with its options. */
@@ -377,13 +401,14 @@ int main(int argc, char **argv) {
     L.source = file_text ? operation_source(L.opt.op, L.opt.type, L.tune.vec, file_text) : NULL;
     free(file_text);
     rc = L.source ? build_variants(&L) : OCLT_EXIT_FAIL;
+    if (!rc && L.kernel_limit) rc = fit_groups(&L);
     if (rc) goto done;
 
     oclt_report report;
     oclt_report_begin(&report, &spec, &L.opt, &L.dev);
     print_capabilities(&L.caps, &L.dev);
     print_plans(&L.caps, L.plans, variants, L.local);
-    print_shape(L.source, L.local, &L.tune, &L.passes);
+    print_shape(L.source, L.local, L.fitted_limit, &L.tune, &L.passes);
 
     /* 3. Data: random inputs (seed printed), the CPU's answer, the buffers. */
     oclt_rng rng;

@@ -338,18 +338,21 @@ void print_plans(const capabilities *caps, const variant_plan *plans,
     }
 }
 
-void print_shape(const char *source, size_t local, const tuning *tune, const pass_plan *passes) {
+void print_shape(const char *source, size_t local, size_t kernel_limit, const tuning *tune,
+                 const pass_plan *passes) {
     printf("\nOperation and type, prepended to subgroup_reduce.cl:\n");
     for (const char *line = source; *line && strncmp(line, "#line", 5) != 0;) {
         size_t len = strcspn(line, "\n");
         printf("    %.*s\n", (int)len, line);
         line += len + (line[len] == '\n');
     }
-    printf("Shape: work-groups of %zu, VEC=%d UNROLL=%d GROUPS_PER_CU=%d ORDER=%s "
-           "(OCLT_SUBGROUP_TUNE), %d pass%s:",
-           local, tune->vec, tune->unroll, tune->groups_per_cu,
-           tune->order == ORDER_BLOCKED ? "blocked" : "interleaved", passes->count,
-           passes->count == 1 ? "" : "es");
+    printf("Shape: work-groups of %zu", local);
+    if (kernel_limit)
+        printf(" (a kernel allows only %zu: CL_KERNEL_WORK_GROUP_SIZE)", kernel_limit);
+    printf(
+        ", VEC=%d UNROLL=%d GROUPS_PER_CU=%d ORDER=%s (OCLT_SUBGROUP_TUNE), %d pass%s:", tune->vec,
+        tune->unroll, tune->groups_per_cu, tune->order == ORDER_BLOCKED ? "blocked" : "interleaved",
+        passes->count, passes->count == 1 ? "" : "es");
     for (int p = 0; p < passes->count; ++p)
         printf(" %zu -> %zu%s", passes->n[p], passes->groups[p],
                p + 1 < passes->count ? "," : "\n");

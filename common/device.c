@@ -401,8 +401,8 @@ int oclt_require_host_memory(const oclt_cli_spec *spec, const oclt_device *dev, 
     print_bytes(need, sizeof need, total);
     print_bytes(have, sizeof have, physical);
     return oclt_usage_error(spec,
-                            "%s needs %s of host memory (%s) but this machine has %s: use a "
-                            "smaller --size",
+                            "%s needs %s of host memory (%s) but only %s is available (the "
+                            "machine's memory or its cgroup's limit): use a smaller --size",
                             what, need, shared ? "arrays and the CPU device's buffers" : "arrays",
                             have);
 }

@@ -95,7 +95,7 @@ int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ul
  * memory, together with the buffers (`buffer_bytes`) where the device is a CPU, whose buffers
  * live in that same memory. Otherwise the system may kill the run part-way, without a word.
  * Returns 0 when they fit, or when the system does not say how much memory it has. The limit is
- * the machine's memory, not a container's: a memory-limited container can still kill a run. */
+ * the machine's memory, or on Linux a smaller cgroup limit (a container's). */
 int oclt_require_host_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ulong host_bytes,
                              cl_ulong buffer_bytes, const char *what);
 

@@ -7,6 +7,10 @@
 #endif
 #include "os.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #ifdef _WIN32
 #include <direct.h>
 #include <io.h>
@@ -64,13 +68,68 @@ uint64_t oclt_os_entropy(void) {
 #endif
 }
 
+/* The number in a cgroup limit file, or 0 for none: "max" (cgroup v2), a missing or unreadable
+ * file, or v1's "no limit", a page-rounded 2^63 - 1 (any value of 2^62 or more counts as none). */
+static uint64_t read_limit_file(const char *path) {
+    FILE *file = fopen(path, "r");
+    if (!file) return 0;
+    char text[32] = "";
+    const int read = fgets(text, sizeof text, file) != NULL;
+    fclose(file);
+    if (!read || text[0] < '0' || text[0] > '9') return 0;
+    char *end = NULL;
+    const unsigned long long value = strtoull(text, &end, 10);
+    return (*end == '\n' || *end == '\0') && value < (1ull << 62) ? (uint64_t)value : 0;
+}
+
+uint64_t oclt_os_cgroup_memory_limit(const char *proc_cgroup, const char *root) {
+    FILE *file = fopen(proc_cgroup, "r");
+    if (!file) return 0;
+    uint64_t limit = 0;
+    char line[1024];
+    while (fgets(line, sizeof line, file)) {
+        /* "hierarchy-id:controllers:path": v2's single line is "0::/path"; v1's memory line
+         * names the controller "memory". Each sits under its own mount below root. */
+        char *first = strchr(line, ':'), *second = first ? strchr(first + 1, ':') : NULL;
+        if (!second || second[1] != '/') continue;
+        second[strcspn(second, "\n")] = '\0';
+        const int v2 = strncmp(line, "0::", 3) == 0;
+        const int v1 = !v2 && strncmp(first + 1, "memory:", 7) == 0;
+        if (!v1 && !v2) continue;
+        const char *mount = v2 ? "" : "/memory",
+                   *name = v2 ? "memory.max" : "memory.limit_in_bytes";
+        /* The limit of each cgroup on the path counts, from this one up to the root. */
+        char dir[1024];
+        if (snprintf(dir, sizeof dir, "%s", second + 1) >= (int)sizeof dir) continue;
+        for (;;) {
+            char path[2048];
+            const size_t length = strlen(dir);
+            snprintf(path, sizeof path, "%s%s%s%s%s", root, mount, dir,
+                     length && dir[length - 1] == '/' ? "" : "/", name);
+            const uint64_t here = read_limit_file(path);
+            if (here && (!limit || here < limit)) limit = here;
+            char *slash = strrchr(dir, '/');
+            if (!slash || (slash == dir && dir[1] == '\0')) break;
+            slash[slash == dir] = '\0'; /* "/a/b" -> "/a" -> "/" */
+        }
+    }
+    fclose(file);
+    return limit;
+}
+
 uint64_t oclt_os_physical_memory(void) {
 #ifdef _WIN32
     MEMORYSTATUSEX status = {.dwLength = sizeof status};
     return GlobalMemoryStatusEx(&status) ? (uint64_t)status.ullTotalPhys : 0;
 #elif defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
     const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+    uint64_t bytes = pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+#ifdef __linux__
+    /* A container's memory limit is its control group's, which sysconf does not see. */
+    const uint64_t limit = oclt_os_cgroup_memory_limit("/proc/self/cgroup", "/sys/fs/cgroup");
+    if (limit && (!bytes || limit < bytes)) bytes = limit;
+#endif
+    return bytes;
 #else
     return 0;
 #endif

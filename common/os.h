@@ -20,8 +20,15 @@ void oclt_os_yield(void);
 /* A number that differs between runs (wall clock and process id), for a fresh seed. */
 uint64_t oclt_os_entropy(void);
 
-/* Bytes of physical memory in this machine, or 0 when the system does not say. */
+/* Bytes of memory this process may use: the machine's physical memory, or on Linux its control
+ * group's limit (a container's --memory) when that is smaller; 0 when the system does not say. */
 uint64_t oclt_os_physical_memory(void);
+
+/* The smallest memory limit on this process's cgroup path (v2 memory.max, v1
+ * memory.limit_in_bytes), read from the file proc_cgroup (/proc/self/cgroup) under the
+ * directory root (/sys/fs/cgroup); 0 when no limit is set or found. Takes its paths as
+ * arguments so that a test can give it a made-up tree. */
+uint64_t oclt_os_cgroup_memory_limit(const char *proc_cgroup, const char *root);
 
 typedef enum {
     OCLT_PATH_MISSING,

@@ -113,7 +113,7 @@ static void print_measurement(const char *variant, const char *size, double time
 
 static void print_status(oclt_status status, const char *note) {
     printf(" %s", oclt_status_name(status));
-    if (note) printf("  (%s)", note);
+    if (note && note[0]) printf("  (%s)", note);
     putchar('\n');
     fflush(stdout);
 }

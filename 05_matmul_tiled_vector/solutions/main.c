@@ -142,6 +142,9 @@ static cl_int time_padded(const oclt_device *dev, const oclt_options *opt, cl_ke
         *buffers[i] =
             clCreateBuffer(dev->context, CL_MEM_READ_WRITE, sizes[i] * sizeof(float), NULL, &err);
         OCLT_CHECK_ERR(err, "clCreateBuffer(padded)");
+        /* Poisoned once: the zeros of the padding must come from the fill in each run, not
+         * from a new buffer that happens to hold zeros. */
+        if (!err) err = oclt_poison_buffer(dev->queue, *buffers[i], sizes[i] * sizeof(float));
     }
     if (!err) err = oclt_time_median(run_padded_once, &l, opt->reps, ms);
     for (int i = 0; i < 3; ++i)
