@@ -2,7 +2,9 @@
 # ./run.sh [chapter options...]
 #   Installs what is missing, builds into build/, runs chapters 01 -> 06 on the default device
 #   (or the one chosen with -p/-d, passed on to every chapter with any other option), and ends
-#   with a one-screen summary.
+#   with a one-screen summary. -p, -d, --reps, --seed and --no-check suit every chapter; a
+#   chapter that refuses an option (exit 2) stops the run with exit 2.
+# ./run.sh --help            this text
 # ./run.sh --build-only      install what is missing and build; run nothing (test.sh uses it)
 # ./run.sh --pocl6 [chapter 06 options]
 #   Runs chapter 06 on PoCL 6.0 (sub-groups, work-group collectives), in the Debian 13 chroot
@@ -285,6 +287,11 @@ run_chapters() {
         [ -n "$rows" ] && summarise_chapter "$ch" "$rows"
         case $status in
             0) ;;
+            2) # a usage error: the same options would be refused again, so stop here
+               echo "[run.sh] $ch refused the options '$*' (exit 2, the line above). Options" \
+                    "go to every chapter: -p, -d, --reps, --seed and --no-check suit all;" \
+                    "--size and --variant mean something else in each." >&2
+               return 2 ;;
             77) [ -z "$rows" ] && summary+=("$ch	-	SKIP	(no device or feature)") ;;
             *) failures=$((failures + 1))
                summary+=("$ch	(program)	FAIL	exit status $status") ;;
@@ -305,6 +312,7 @@ run_chapters() {
 
 build_only=0
 case ${1:-} in
+    -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     --build-only) build_only=1; shift ;;
     --pocl6) shift; pocl6 program "$@"; exit $? ;;
     --pocl6-tests) shift; pocl6 tests "$@"; exit $? ;; # ./test.sh --pocl6

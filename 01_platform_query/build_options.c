@@ -7,7 +7,8 @@
  * The bound. Every term of the polynomial passes through at most 15 roundings (v*v, the
  * constant, two per Horner step, the last three operations, and the constants rounded to
  * float). With u = 2^-23, twice float's unit roundoff, so that a mad that truncates its
- * product (the example the specification gives for -cl-mad-enable) is covered:
+ * product (OpenCL 1.2's example for -cl-mad-enable; OpenCL 3.0's full profile allows only an
+ * fma or a correctly rounded multiply and add) is covered:
  *   |y - p(v)| <= gamma(16) * (|v| + |v|^3 * (1/6 + v^2 * (1/120 + ...))) + 4 * 2^-126,
  * the last term for subnormal values that -cl-denorms-are-zero, or a device without
  * denormals, may flush to zero. Every 16th input is subnormal. */

@@ -1,8 +1,8 @@
 /* Chapter 01, first program: the whole OpenCL host pipeline, one call at a time.
  *
  * It adds two vectors on the device (first_program.cl) and checks every element on the CPU.
- * Nothing comes from common/ but OCLT_CHECK, which prints the failed call, the error's name and
- * a hint. Later chapters make these same calls through common/ (device.c, program.c).
+ * Nothing comes from common/ but OCLT_CHECK and OCLT_CHECK_ERR, which print the failed call, the
+ * error's name and a hint, and oclt_error_name. Later chapters make these same calls through common/ (device.c, program.c).
  *
  *   01_first_program [--size N] [--seed S] [--help]
  */
@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
     size_t n = 1000003; /* not a multiple of the work-group size, on purpose */
     uint64_t seed = (uint64_t)time(NULL);
     for (int i = 1; i < argc; i += 2) { /* --size N (1 to 2^26), --seed S; else exit 2 */
-        if (!strcmp(argv[i], "--help"))
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return printf("usage: 01_first_program [--size N (1 to 2^26)] [--seed S]\n"), 0;
         const int is_size = !strcmp(argv[i], "--size");
         if (!is_size && strcmp(argv[i], "--seed"))
@@ -47,8 +47,8 @@ int main(int argc, char **argv) {
         errno = 0; /* digits only: strtoull would accept a sign or spaces, and wraps negatives */
         unsigned long long value = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
         if (!end || *end || errno == ERANGE || (is_size && (value < 1 || value > 1u << 26)))
-            return fprintf(stderr, "01_first_program: %s '%s' must be a whole number%s\n", argv[i],
-                           text, is_size ? " from 1 to 2^26" : ""),
+            return fprintf(stderr, "01_first_program: %s '%s' must be a whole number in digits%s\n",
+                           argv[i], text, is_size ? " from 1 to 67108864 (2^26)" : ""),
                    2;
         if (is_size)
             n = (size_t)value;
@@ -88,6 +88,9 @@ int main(int argc, char **argv) {
     err = clGetPlatformIDs(8, platforms, &platform_count);
     if (err == CL_PLATFORM_NOT_FOUND_KHR || (!err && !platform_count)) {
         printf("no OpenCL platform is installed: SKIP\n");
+        fprintf(stderr, "01_first_program: install a driver (Debian/Ubuntu: sudo apt-get install "
+                        "pocl-opencl-icd) and check /etc/OpenCL/vendors for its .icd file (or "
+                        "OCL_ICD_VENDORS)\n");
         rc = 77; /* CTest's code for "skipped" */
         goto release;
     }

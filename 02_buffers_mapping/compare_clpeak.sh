@@ -5,6 +5,11 @@
 # test, or the difference explained in docs/02_buffers_mapping.md. Runs both programs and prints
 # the pairs side by side. -p/-d are passed to both (clpeak numbers devices within a platform,
 # as this chapter does when -p is given). Needs clpeak (Debian: apt-get install clpeak).
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+    echo "usage: compare_clpeak.sh PROGRAM [-p P -d D] [--size S] [--reps R]" \
+         "(PROGRAM: build/bin/02_buffers_mapping${1:+; '$1' is not an executable})" >&2
+    exit 2
+fi
 program=$1
 shift
 if ! command -v clpeak >/dev/null 2>&1; then

@@ -10,7 +10,11 @@ Needs matplotlib (Debian: apt-get install python3-matplotlib)."""
 import json
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    sys.exit("timeline.py needs matplotlib (Debian: apt-get install python3-matplotlib; then "
+             "run it with /usr/bin/python3)")
 
 matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402
@@ -51,7 +55,11 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     prefix = sys.argv[3] if len(sys.argv) > 3 else ""
-    events = json.load(open(sys.argv[1]))["traceEvents"]
+    try:
+        with open(sys.argv[1]) as trace:
+            events = json.load(trace)["traceEvents"]
+    except (OSError, ValueError, KeyError) as error:
+        sys.exit("timeline.py: cannot read the trace %s: %s" % (sys.argv[1], error))
     names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
              if e.get("ph") == "M" and e["name"] == "thread_name"}
     tracks = [key for key in names if names[key].startswith(prefix)]

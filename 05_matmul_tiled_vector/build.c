@@ -12,18 +12,24 @@ int matmul_build_options(const oclt_device *dev, const matmul_tuning *t, const m
     const int b_aligned =
         p->n % (size_t)t->vwn == 0 &&
         oclt_device_uint(dev->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) >= 32u * (cl_uint)t->vwn;
-    /* fma where the device fuses in hardware; else mad, which may be a multiply and an add. */
+    /* fma where the device fuses in hardware; else mad, which may be a multiply and an add. In
+     * the embedded profile mad may have any error (OpenCL C, "Relative Error as ULPs"), so
+     * there it is mul_add: a multiply and an add, each correctly rounded in every profile. */
     cl_device_fp_config fp_config = 0;
     if (OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp_config,
                                    &fp_config, NULL)))
         return -1;
     const int fused = (fp_config & CL_FP_FMA) && !(fp_config & CL_FP_SOFT_FLOAT);
+    char profile[32] = "";
+    if (OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_PROFILE, sizeof profile, profile, NULL)))
+        return -1;
+    const char *mad = fused ? "fma" : strcmp(profile, "EMBEDDED_PROFILE") == 0 ? "mul_add" : "mad";
     char peak_type[32] = "float", defines[384];
     const int width = matmul_peak_width(dev);
     if (width > 1) snprintf(peak_type, sizeof peak_type, "float%d", width);
     matmul_format_defines(t, defines, sizeof defines);
     snprintf(options, size, "%s -DB_ALIGNED=%d -DMAD=%s -DPEAK_TYPE=%s", defines, b_aligned,
-             fused ? "fma" : "mad", peak_type);
+             mad, peak_type);
     return 0;
 }
 

@@ -25,7 +25,8 @@
  * Set by the host from the problem and the device:
  *   B_ALIGNED  1 when N % VWN == 0: rows of B and C are read and written as aligned vectors
  *   MAD        fma where the device fuses in hardware, else mad (which a compiler may split
- *              into a multiply and an add: PoCL does, halving the peak of many CPUs)
+ *              into a multiply and an add: PoCL does, halving the peak of many CPUs); mul_add
+ *              on an embedded-profile device, where mad may have any error
  *   PEAK_TYPE  fp32_peak's type: float, float2, ... float16 (the preferred vector width) */
 #ifndef TS
 #define TS 16
@@ -60,6 +61,7 @@
 #ifndef MAD
 #define MAD mad
 #endif
+#define mul_add(a, b, c) ((a) * (b) + (c)) /* two correctly rounded operations, or one fma */
 #ifndef PEAK_TYPE
 #define PEAK_TYPE float
 #endif
@@ -419,9 +421,10 @@ inline void store_c(__global float *C, const floatV acc[WPTM][WPTN / VWN], int M
 
 /* ---- 5. reg2d -----------------------------------------------------------------------------------
  * 2-D register blocking: each item computes WPTM x WPTN outputs from vector reads of a
- * transposed A tile and of a B tile (see above), so one local load feeds 4 to 16 multiply-adds
- * and the arithmetic units, not memory, set the pace. Costs registers (WPTM*WPTN accumulators)
- * and, still, two barriers per k-step during which the loads of the next tile wait. */
+ * transposed A tile and of a B tile (see above), so one local load feeds 8 or more multiply-adds
+ * (16 with the GPU defaults, about 51 with the CPU's) and the arithmetic units, not memory, set
+ * the pace. Costs registers (WPTM*WPTN accumulators) and, still, two barriers per k-step during
+ * which the loads of the next tile wait. */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
 reg2d(const int M, const int N, const int K, __global const float *restrict A,
       __global const float *restrict B, __global float *restrict C) {

@@ -35,7 +35,7 @@
  *   GROUP_M   block rows per band of the work-group order (1: plain row-major order)
  *   FMA_ROWS  4, 2 or 1: rows of a float4 of A that one vector of B meets before the next
  *             vector does (4: the whole float4; 1: row by row)
- *   MAD       fma where the device fuses in hardware, else mad
+ *   MAD       fma where the device fuses in hardware, else mad (mul_add in the embedded profile)
  * Whether rows of A and B can be read as aligned vectors (K % 4, N % VW) is tested at run time:
  * the test is the same for every item, so it costs a branch, not divergence. */
 #ifndef BM
@@ -74,6 +74,7 @@
 #ifndef MAD
 #define MAD mad
 #endif
+#define mul_add(a, b, c) ((a) * (b) + (c)) /* two correctly rounded operations, or one fma */
 
 #define RTSM    (BM / TM)                /* work-items along the rows of a block */
 #define RTSN    (BN / TN)                /* work-items along the columns */
@@ -313,7 +314,7 @@ inline void warp_tiled_blocks(const int M, const int N, const int K,
  * double_buffer with the block of C and the register block sized per device and problem size,
  * each warp owning a compact sub-tile of the block, A loaded as float4 along k, and the groups
  * ordered in bands for the L2 cache. Faster where double_buffer's fixed block does not suit the
- * size (on the H200: 22.1 against 20.0 TFLOP/s at 1024^3). Costs
+ * size (on the H200: 22.0 against 19.8 TFLOP/s at 1024^3). Costs
  * parameters to tune per device and size, and the bounds checks of every load and store, which
  * need registers (see whole_tiles): with the parameters tuned for whole_tiles, slower than
  * double_buffer at 4096^3 (42.7 against 43.0). */
@@ -366,7 +367,7 @@ edge_tiles(const int M, const int N, const int K, __global const float *restrict
  * multiples of BM and BN, K to a multiple of BK; a zero adds nothing to a sum), so that every
  * block takes the unchecked loads in one launch; only the store is checked, against the true C.
  * Faster where K % BK != 0 leaves whole_tiles no whole block (on the H200 at 4097^3: 40.7
- * against 37.3 TFLOP/s). Costs a copy of A and B (memory-bound, before the product), the memory
+ * against 37.1 TFLOP/s). Costs a copy of A and B (memory-bound, before the product), the memory
  * for it, and multiply-adds on the zeros. */
 __kernel __attribute__((reqd_work_group_size(RTSN, RTSM, 1))) void
 padded_tiles(const int M, const int N, const int K, __global const float *restrict A,

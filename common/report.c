@@ -2,6 +2,7 @@
 #include "report.h"
 #include "errors.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,13 +48,16 @@ static void csv_field(FILE *out, const char *text) {
     fputc('"', out);
 }
 
-/* e2e_ms < 0: the row has no end-to-end time (its e2e_ms field stays empty). */
-static void append_csv(const oclt_report *report, const char *variant, const char *size,
-                       double time_ms, double figure, const char *unit, oclt_status status,
-                       double e2e_ms) {
+/* e2e_ms < 0: the row has no end-to-end time (its e2e_ms field stays empty). A row that cannot
+ * be written (the file vanished, the disk is full) counts as a failure: the run's results would
+ * be lost without a word. The path was checked before any work (cli.c), so this is rare. */
+static void append_csv(oclt_report *report, const char *variant, const char *size, double time_ms,
+                       double figure, const char *unit, oclt_status status, double e2e_ms) {
     FILE *out = fopen(report->opt->csv_path, "a");
     if (!out) {
-        perror(report->opt->csv_path);
+        fprintf(stderr, "%s: %s (the CSV row of %s is lost: FAIL)\n", report->opt->csv_path,
+                strerror(errno), variant);
+        ++report->failed;
         return;
     }
     if (ftell(out) == 0)
@@ -77,7 +81,12 @@ static void append_csv(const oclt_report *report, const char *variant, const cha
     fprintf(out, ",%s,", oclt_status_name(status));
     if (e2e_ms >= 0) fprintf(out, "%.6f", e2e_ms);
     fputc('\n', out);
-    fclose(out);
+    const int write_failed = ferror(out);
+    if (fclose(out) != 0 || write_failed) {
+        fprintf(stderr, "%s: %s (the CSV row of %s is lost: FAIL)\n", report->opt->csv_path,
+                strerror(errno), variant);
+        ++report->failed;
+    }
 }
 
 static void count_status(oclt_report *report, oclt_status status) {

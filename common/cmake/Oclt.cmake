@@ -122,7 +122,7 @@ endfunction()
 
 # The leak checker library and its own tests (common.leakcheck_*).
 include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)
-include(${CMAKE_CURRENT_LIST_DIR}/../tests/kernel_limit.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../tests/fake_device.cmake)
 
 # oclt_add_mutation_test(<test name> FILE <kernel.cl> FIND <text> REPLACE <text>
 #                        [OCCURRENCE n] [ORACLE check|oclgrind] [TIMEOUT s]
