@@ -2,7 +2,8 @@
  *
  * It adds two vectors on the device (first_program.cl) and checks every element on the CPU.
  * Nothing comes from common/ but OCLT_CHECK and OCLT_CHECK_ERR, which print the failed call, the
- * error's name and a hint, and oclt_error_name. Later chapters make these same calls through common/ (device.c, program.c).
+ * error's name and a hint, and oclt_error_name. Later chapters make these same calls through
+ * common/ (device.c, program.c).
  *
  *   01_first_program [--size N] [--seed S] [--help]
  */
