@@ -291,6 +291,7 @@ run_chapters() {
                echo "[run.sh] $ch refused the options '$*' (exit 2, the line above). Options" \
                     "go to every chapter: -p, -d, --reps, --seed and --no-check suit all;" \
                     "--size and --variant mean something else in each." >&2
+               rm -f "$csv"
                return 2 ;;
             77) [ -z "$rows" ] && summary+=("$ch	-	SKIP	(no device or feature)") ;;
             *) failures=$((failures + 1))

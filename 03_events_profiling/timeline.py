@@ -10,11 +10,15 @@ Needs matplotlib (Debian: apt-get install python3-matplotlib)."""
 import json
 import sys
 
+if __name__ == "__main__" and len(sys.argv) < 3:
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
 try:
     import matplotlib
 except ImportError:
-    sys.exit("timeline.py needs matplotlib (Debian: apt-get install python3-matplotlib; then "
-             "run it with /usr/bin/python3)")
+    print("timeline.py needs matplotlib (Debian: apt-get install python3-matplotlib; then run it "
+          "with /usr/bin/python3)", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402
@@ -52,18 +56,18 @@ def gap_cutter(intervals):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
     prefix = sys.argv[3] if len(sys.argv) > 3 else ""
     try:
         with open(sys.argv[1]) as trace:
             events = json.load(trace)["traceEvents"]
-    except (OSError, ValueError, KeyError) as error:
-        sys.exit("timeline.py: cannot read the trace %s: %s" % (sys.argv[1], error))
-    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
-             if e.get("ph") == "M" and e["name"] == "thread_name"}
-    tracks = [key for key in names if names[key].startswith(prefix)]
-    commands = [e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in tracks]
+        names = {(e["pid"], e["tid"]): e["args"]["name"] for e in events
+                 if e.get("ph") == "M" and e["name"] == "thread_name"}
+        tracks = [key for key in names if names[key].startswith(prefix)]
+        commands = [e for e in events if e.get("ph") == "X" and (e["pid"], e["tid"]) in tracks]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        print("timeline.py: %s is not a trace of 03_events_profiling --trace: %s: %s"
+              % (sys.argv[1], type(error).__name__, error), file=sys.stderr)
+        sys.exit(2)
     if not commands:
         sys.exit("no commands on queues whose name starts with '%s'" % prefix)
     to_plot, cuts = gap_cutter([(e["ts"], e["ts"] + e["dur"]) for e in commands])

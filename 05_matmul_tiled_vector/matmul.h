@@ -90,6 +90,13 @@ typedef struct {
 int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, const matmul_problem *p,
                         matmul_check_method *method);
 
+/* The full check's bound takes round-to-nearest (u = 2^-24). A device without
+ * CL_FP_ROUND_TO_NEAREST (the embedded profile allows round-toward-zero) gets the RANDOMIZED
+ * check instead, whose whole numbers are exact in any rounding mode; OCLT_MATMUL_CHECK=full
+ * there is a usage error. Returns 0, OCLT_EXIT_USAGE or OCLT_EXIT_FAIL (a failed query). */
+int matmul_check_for_device(const oclt_cli_spec *spec, const oclt_device *dev,
+                            matmul_check_method *method);
+
 /* Usage error (exit 2) when A, B or C exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE, or A, b_copies
  * copies of B and C together exceed the global memory. Returns 0 when they fit. */
 int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,

@@ -82,6 +82,23 @@ int matmul_choose_check(const oclt_cli_spec *spec, const oclt_options *opt, cons
     return 0;
 }
 
+int matmul_check_for_device(const oclt_cli_spec *spec, const oclt_device *dev,
+                            matmul_check_method *method) {
+    cl_device_fp_config fp_config = 0;
+    if (OCLT_CHECK(clGetDeviceInfo(dev->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp_config,
+                                   &fp_config, NULL)))
+        return OCLT_EXIT_FAIL;
+    if (*method != MATMUL_CHECK_FULL || (fp_config & CL_FP_ROUND_TO_NEAREST)) return 0;
+    const char *forced = getenv(MATMUL_CHECK_ENV);
+    if (forced && strcmp(forced, "full") == 0)
+        return oclt_usage_error(spec,
+                                "%s=full needs round-to-nearest floats; %s has no "
+                                "CL_FP_ROUND_TO_NEAREST (use randomized)",
+                                MATMUL_CHECK_ENV, dev->device_name);
+    *method = MATMUL_CHECK_RANDOMIZED; /* whole numbers: exact in any rounding mode */
+    return 0;
+}
+
 int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,
                           const matmul_problem *p, int b_copies) {
     /* Each matrix below 2^62 bytes, as every dimension is at most 2^30. */

@@ -210,14 +210,9 @@ static void fill_input(oclt_rng *rng, int op, int type, void *data, size_t n, re
     ref->sum_abs = ref->sum; /* every input is positive */
     if (type == TYPE_INT) ref->exact.i = op == OP_SUM ? (int32_t)int_sum : 1;
     if (type == TYPE_FLOAT) ref->exact.f = 1.0f;
-    printf("\n  input    %zu random %s in [%d, %d]%s\n", n,
-           type == TYPE_INT ? "ints"
-           : op == OP_SUM   ? "whole floats"
-                            : "floats",
-           op == OP_SUM ? 1 : 2,
-           op == OP_SUM       ? hi
-           : type == TYPE_INT ? 1 << 30
-                              : 3,
+    const char *kind = type == TYPE_INT ? "ints" : op == OP_SUM ? "whole floats" : "floats";
+    const int32_t top = op == OP_SUM ? hi : type == TYPE_INT ? 1 << 30 : 3;
+    printf("\n  input    %zu random %s in [%d, %d]%s\n", n, kind, op == OP_SUM ? 1 : 2, top,
            op == OP_MIN ? ", and a 1 at the last index" : "");
 }
 

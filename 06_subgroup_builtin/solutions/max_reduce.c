@@ -142,7 +142,10 @@ int main(int argc, char **argv) {
             snprintf(label, sizeof label, "%s, largest at %zu", names[k], at[r]);
             wrong = run || oclt_compare_float(label, &got, &expected, NULL, 0.0, 1);
             const size_t used = strlen(note);
-            snprintf(note + used, sizeof note - used, "%s %zu", r ? "," : "", at[r]);
+            if (wrong)
+                snprintf(note, sizeof note, "wrong with the largest at %zu", at[r]);
+            else
+                snprintf(note + used, sizeof note - used, "%s %zu", r ? "," : "", at[r]);
         }
         oclt_report_result(&report, names[k], size_text, -1, -1, NULL,
                            wrong ? OCLT_FAIL : OCLT_PASS, note);

@@ -10,9 +10,11 @@
  *   CL_INVALID_WORK_GROUP_SIZE, as the specification requires for the kernel's own limit
  *   (NVIDIA's driver does not: docs/appendix_driver_quirks.md), so a launch the program did not
  *   fit to the kernel fails.
- * OCLT_FAKE_EMBEDDED_NO_FMA=1: CL_DEVICE_PROFILE answers "EMBEDDED_PROFILE" and
- *   CL_DEVICE_SINGLE_FP_CONFIG leaves out CL_FP_FMA, a device on which the OpenCL C
- *   specification allows mad() any error.
+ * OCLT_FAKE_EMBEDDED_NO_FMA=1: CL_DEVICE_PROFILE answers "EMBEDDED_PROFILE", and
+ *   CL_DEVICE_SINGLE_FP_CONFIG leaves out CL_FP_FMA and gives CL_FP_ROUND_TO_ZERO instead of
+ *   CL_FP_ROUND_TO_NEAREST (the embedded profile's minimum allows either): a device on which
+ *   the OpenCL C specification allows mad() any error. (The device itself still rounds to
+ *   nearest: a check made for round-toward-zero must pass there too.)
  * Without these variables (or with 0) every call passes through unchanged. */
 #define _GNU_SOURCE
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -21,10 +23,22 @@
 #include <CL/cl.h>
 
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* The libOpenCL function this library stands in front of; stops with a message where there is
+ * none (a program that loads libOpenCL privately with dlopen is out of reach of LD_PRELOAD). */
+static void *real_function(const char *name) {
+    void *function = dlsym(RTLD_NEXT, name);
+    if (!function) {
+        fprintf(stderr, "cl_fake_device: no %s after this library (is libOpenCL linked?)\n", name);
+        abort();
+    }
+    return function;
+}
 
 static size_t setting(const char *name) {
     const char *text = getenv(name);
@@ -36,7 +50,7 @@ EXPORT cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
                                        size_t *size_ret) {
     typedef cl_int (*real_t)(cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t, void *,
                              size_t *);
-    const real_t real = (real_t)dlsym(RTLD_NEXT, "clGetKernelWorkGroupInfo");
+    const real_t real = (real_t)real_function("clGetKernelWorkGroupInfo");
     const cl_int err = real(kernel, device, name, size, value, size_ret);
     const size_t cap = setting("OCLT_FAKE_KERNEL_WORK_GROUP_SIZE");
     if (err == CL_SUCCESS && cap && name == CL_KERNEL_WORK_GROUP_SIZE && value &&
@@ -51,7 +65,7 @@ EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
                                      const cl_event *wait_list, cl_event *event) {
     typedef cl_int (*real_t)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
                              const size_t *, cl_uint, const cl_event *, cl_event *);
-    const real_t real = (real_t)dlsym(RTLD_NEXT, "clEnqueueNDRangeKernel");
+    const real_t real = (real_t)real_function("clEnqueueNDRangeKernel");
     const size_t cap = setting("OCLT_FAKE_KERNEL_WORK_GROUP_SIZE");
     if (cap && local && dims >= 1 && dims <= 3) {
         size_t items = 1;
@@ -64,7 +78,7 @@ EXPORT cl_int clEnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, c
 EXPORT cl_int clGetDeviceInfo(cl_device_id device, cl_device_info name, size_t size, void *value,
                               size_t *size_ret) {
     typedef cl_int (*real_t)(cl_device_id, cl_device_info, size_t, void *, size_t *);
-    const real_t real = (real_t)dlsym(RTLD_NEXT, "clGetDeviceInfo");
+    const real_t real = (real_t)real_function("clGetDeviceInfo");
     if (!setting("OCLT_FAKE_EMBEDDED_NO_FMA")) return real(device, name, size, value, size_ret);
     if (name == CL_DEVICE_PROFILE) {
         static const char profile[] = "EMBEDDED_PROFILE";
@@ -76,6 +90,9 @@ EXPORT cl_int clGetDeviceInfo(cl_device_id device, cl_device_info name, size_t s
     const cl_int err = real(device, name, size, value, size_ret);
     if (err == CL_SUCCESS && name == CL_DEVICE_SINGLE_FP_CONFIG && value &&
         size >= sizeof(cl_device_fp_config))
-        *(cl_device_fp_config *)value &= ~(cl_device_fp_config)CL_FP_FMA;
+        *(cl_device_fp_config *)value =
+            (*(cl_device_fp_config *)value &
+             ~(cl_device_fp_config)(CL_FP_FMA | CL_FP_ROUND_TO_NEAREST)) |
+            CL_FP_ROUND_TO_ZERO;
     return err;
 }
