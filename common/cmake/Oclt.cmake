@@ -120,6 +120,26 @@ function(oclt_add_leak_test name)
   oclt_label_chapter(${name})
 endfunction()
 
+# oclt_add_preload_library(<target> <source.c> [libraries...])
+# A library for LD_PRELOAD in front of libOpenCL (the leak checker, the fake device), in
+# build/lib. Not linked to libOpenCL: dlsym(RTLD_NEXT) finds the one the program loads. Never
+# built with the sanitizers: LD_PRELOAD passes to every process the program starts (PoCL runs a
+# linker), and a preloaded sanitizer runtime would report that linker's leaks and fail it.
+function(oclt_add_preload_library target source)
+  add_library(${target} SHARED ${source})
+  target_include_directories(${target} PRIVATE ${OpenCL_INCLUDE_DIRS})
+  target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS} ${ARGN})
+  set_target_properties(${target} PROPERTIES C_VISIBILITY_PRESET hidden
+                                             LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  foreach(property COMPILE_OPTIONS LINK_OPTIONS)
+    get_target_property(options ${target} ${property})
+    if(options)
+      list(FILTER options EXCLUDE REGEX "^-fsanitize|^-fno-sanitize")
+      set_property(TARGET ${target} PROPERTY ${property} ${options})
+    endif()
+  endforeach()
+endfunction()
+
 # The leak checker library and its own tests (common.leakcheck_*).
 include(${CMAKE_CURRENT_LIST_DIR}/../tests/leakcheck.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/../tests/fake_device.cmake)

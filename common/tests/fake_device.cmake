@@ -29,16 +29,4 @@ if(NOT UNIX OR APPLE OR NOT OpenCL_LIBRARY MATCHES "\\.so")
   return()
 endif()
 
-add_library(cl_fake_device SHARED ${CMAKE_CURRENT_LIST_DIR}/cl_fake_device.c)
-target_include_directories(cl_fake_device PRIVATE ${OpenCL_INCLUDE_DIRS})
-target_link_libraries(cl_fake_device PRIVATE ${CMAKE_DL_LIBS})
-set_target_properties(cl_fake_device PROPERTIES C_VISIBILITY_PRESET hidden
-                                                LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
-# Never sanitized, for the reason leakcheck.cmake gives.
-foreach(property COMPILE_OPTIONS LINK_OPTIONS)
-  get_target_property(options cl_fake_device ${property})
-  if(options)
-    list(FILTER options EXCLUDE REGEX "^-fsanitize|^-fno-sanitize")
-    set_property(TARGET cl_fake_device PROPERTY ${property} ${options})
-  endif()
-endforeach()
+oclt_add_preload_library(cl_fake_device ${CMAKE_CURRENT_LIST_DIR}/cl_fake_device.c)

@@ -8,21 +8,7 @@ if(NOT UNIX OR APPLE OR NOT OpenCL_LIBRARY MATCHES "\\.so")
 endif()
 
 find_package(Threads REQUIRED)
-add_library(cl_leakcheck SHARED ${CMAKE_CURRENT_LIST_DIR}/cl_leakcheck.c)
-target_include_directories(cl_leakcheck PRIVATE ${OpenCL_INCLUDE_DIRS})
-# Not linked to libOpenCL: dlsym(RTLD_NEXT) finds the one the program loads.
-target_link_libraries(cl_leakcheck PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
-set_target_properties(cl_leakcheck PROPERTIES C_VISIBILITY_PRESET hidden
-                                              LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
-# Never built with the sanitizers: LD_PRELOAD passes to every process the program starts (PoCL
-# runs a linker), and a preloaded sanitizer runtime would report that linker's leaks and fail it.
-foreach(property COMPILE_OPTIONS LINK_OPTIONS)
-  get_target_property(options cl_leakcheck ${property})
-  if(options)
-    list(FILTER options EXCLUDE REGEX "^-fsanitize|^-fno-sanitize")
-    set_property(TARGET cl_leakcheck PROPERTY ${property} ${options})
-  endif()
-endforeach()
+oclt_add_preload_library(cl_leakcheck ${CMAKE_CURRENT_LIST_DIR}/cl_leakcheck.c Threads::Threads)
 
 # The checker's own tests: every object kind made and released must give 0 leaks with the
 # counts the program expects, and four objects left behind on purpose must be found.
