@@ -90,8 +90,9 @@ release:
  * computes its part, and a marker on the first queue that waits for every device's last
  * command joins them. The devices: every device of the chosen platform of the chosen device's
  * type, if there are several; else the chosen device cut into sub-devices by device fission
- * (clCreateSubDevices, CL_DEVICE_PARTITION_EQUALLY: groups of compute units that act as
- * devices); else there is nothing to show and the scenario is skipped. */
+ * (clCreateSubDevices, CL_DEVICE_PARTITION_EQUALLY, or BY_COUNTS where only that is offered:
+ * groups of compute units that act as devices); else there is nothing to show and the
+ * scenario is skipped. */
 
 #define MAX_DEVICES 8
 
@@ -133,41 +134,49 @@ static int find_devices(const lesson *L, device_set *set, char *why, size_t why_
                  type & CL_DEVICE_TYPE_GPU ? "GPU" : "chosen");
         return 0;
     }
-    /* One device: can it be partitioned equally? */
+    /* One device: can it be partitioned, equally or by counts? */
     cl_device_partition_property kinds[8] = {0};
     size_t kinds_size = 0;
-    int equally = 0;
+    int equally = 0, by_counts = 0;
     if (L->dev->device_version >= 120 &&
         clGetDeviceInfo(L->dev->device, CL_DEVICE_PARTITION_PROPERTIES, sizeof kinds, kinds,
                         &kinds_size) == CL_SUCCESS)
-        for (size_t i = 0; i < kinds_size / sizeof kinds[0]; ++i)
-            if (kinds[i] == CL_DEVICE_PARTITION_EQUALLY) equally = 1;
+        for (size_t i = 0; i < kinds_size / sizeof kinds[0]; ++i) {
+            equally |= kinds[i] == CL_DEVICE_PARTITION_EQUALLY;
+            by_counts |= kinds[i] == CL_DEVICE_PARTITION_BY_COUNTS;
+        }
     cl_uint units = oclt_device_uint(L->dev->device, CL_DEVICE_MAX_COMPUTE_UNITS);
-    if (!equally) {
+    if (!equally && !by_counts) {
         snprintf(why, why_size,
                  "one device, and it cannot be partitioned (CL_DEVICE_PARTITION_PROPERTIES has "
-                 "no CL_DEVICE_PARTITION_EQUALLY)");
+                 "neither CL_DEVICE_PARTITION_EQUALLY nor CL_DEVICE_PARTITION_BY_COUNTS)");
         return -1;
     }
     if (units < 2) {
         snprintf(why, why_size, "one device with one compute unit: nothing to partition");
         return -1;
     }
-    /* Two sub-devices of half the compute units each. */
-    const cl_device_partition_property equal_halves[] = {
-        CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(units / 2), 0};
-    err = clCreateSubDevices(L->dev->device, equal_halves, MAX_DEVICES, set->ids, &count);
+    /* Two sub-devices of half the compute units each: asked as equal parts where the device
+     * offers that, else as a list of two counts. */
+    const cl_device_partition_property half = (cl_device_partition_property)(units / 2);
+    const cl_device_partition_property equal_halves[] = {CL_DEVICE_PARTITION_EQUALLY, half, 0},
+                                       counted_halves[] = {
+                                           CL_DEVICE_PARTITION_BY_COUNTS, half, half,
+                                           CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+    const char *kind = equally ? "CL_DEVICE_PARTITION_EQUALLY" : "CL_DEVICE_PARTITION_BY_COUNTS";
+    err = clCreateSubDevices(L->dev->device, equally ? equal_halves : counted_halves, MAX_DEVICES,
+                             set->ids, &count);
     if (err != CL_SUCCESS) {
-        snprintf(why, why_size, "clCreateSubDevices(CL_DEVICE_PARTITION_EQUALLY, %u) failed: %s",
-                 units / 2, oclt_error_name(err));
+        snprintf(why, why_size, "clCreateSubDevices(%s, %u) failed: %s", kind, units / 2,
+                 oclt_error_name(err));
         return -1;
     }
     set->count = count < MAX_DEVICES ? count : MAX_DEVICES;
     for (cl_uint i = set->count; i < count; ++i) clReleaseDevice(set->ids[i]);
     set->sub_devices = 1;
     snprintf(set->how, sizeof set->how,
-             "device fission: %u sub-devices of %u compute unit(s) each, cut from %u", set->count,
-             units / 2, units);
+             "device fission%s: %u sub-devices of %u compute unit(s) each, cut from %u",
+             equally ? "" : " by counts", set->count, units / 2, units);
     return 0;
 }
 

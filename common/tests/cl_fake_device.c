@@ -15,6 +15,9 @@
  *   CL_FP_ROUND_TO_NEAREST (the embedded profile's minimum allows either): a device on which
  *   the OpenCL C specification allows mad() any error. (The device itself still rounds to
  *   nearest: a check made for round-toward-zero must pass there too.)
+ * OCLT_FAKE_NO_PARTITION_EQUALLY=1: CL_DEVICE_PARTITION_PROPERTIES leaves out
+ *   CL_DEVICE_PARTITION_EQUALLY, so that a program must partition by counts (or not at all);
+ *   clCreateSubDevices still reaches the real device.
  * Without these variables (or with 0) every call passes through unchanged. */
 #define _GNU_SOURCE
 #ifndef CL_TARGET_OPENCL_VERSION
@@ -79,6 +82,19 @@ EXPORT cl_int clGetDeviceInfo(cl_device_id device, cl_device_info name, size_t s
                               size_t *size_ret) {
     typedef cl_int (*real_t)(cl_device_id, cl_device_info, size_t, void *, size_t *);
     const real_t real = (real_t)real_function("clGetDeviceInfo");
+    if (name == CL_DEVICE_PARTITION_PROPERTIES && setting("OCLT_FAKE_NO_PARTITION_EQUALLY")) {
+        cl_device_partition_property kinds[16] = {0};
+        size_t bytes = 0, kept = 0;
+        const cl_int err = real(device, name, sizeof kinds, kinds, &bytes);
+        if (err != CL_SUCCESS) return err;
+        for (size_t i = 0; i < bytes / sizeof kinds[0]; ++i)
+            if (kinds[i] != CL_DEVICE_PARTITION_EQUALLY) kinds[kept++] = kinds[i];
+        if (!kept) kinds[kept++] = 0; /* none: the list is one 0 */
+        if (value && size < kept * sizeof kinds[0]) return CL_INVALID_VALUE;
+        if (value) memcpy(value, kinds, kept * sizeof kinds[0]);
+        if (size_ret) *size_ret = kept * sizeof kinds[0];
+        return CL_SUCCESS;
+    }
     if (!setting("OCLT_FAKE_EMBEDDED_NO_FMA")) return real(device, name, size, value, size_ret);
     if (name == CL_DEVICE_PROFILE) {
         static const char profile[] = "EMBEDDED_PROFILE";
