@@ -193,7 +193,9 @@ release:
 
 /* work_item_ids over a 64 x H range of 8 x 4 groups (--size items, at most 65536), started
  * at the global offset (3, 5). The host knows what every built-in must return and checks
- * all twelve values of every work-item exactly. */
+ * all twelve values of every work-item exactly. The buffer has a poisoned guard behind the
+ * records (as many again, plus 8 rows), which must stay poisoned: a kernel that forgets the
+ * offset writes past the records, and on a CPU device that would wreck the host's heap. */
 static oclt_status run_work_items(const oclt_device *dev, const oclt_options *opt,
                                   cl_program program, double *ms, size_t *bytes) {
     enum { fields = 12 };
@@ -210,7 +212,8 @@ static oclt_status run_work_items(const oclt_device *dev, const oclt_options *op
     const size_t height = ((items + width - 1) / width + ly - 1) / ly * ly;
     const size_t offset[2] = {3, 5};
     *bytes = width * height * fields * sizeof *out;
-    out = malloc(*bytes);
+    const size_t guarded = 2 * *bytes + 8 * width * fields * sizeof *out;
+    out = malloc(guarded);
     expected = malloc(*bytes);
     if (!out || !expected) {
         fprintf(stderr, "  work_items: out of host memory for %zu bytes\n", *bytes);
@@ -224,19 +227,24 @@ static oclt_status run_work_items(const oclt_device *dev, const oclt_options *op
             for (int f = 0; f < fields; ++f)
                 expected[(y * width + x) * fields + f] = (int32_t)record[f];
         }
-    out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, *bytes, NULL, &err);
+    out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, guarded, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(out)") || OCLT_ARG(kernel, 0, out_buf)) goto release;
-    launch l = {dev, kernel, 2, {width, height}, {lx, ly}, offset, out_buf, *bytes, "work_items"};
+    launch l = {dev, kernel, 2, {width, height}, {lx, ly}, offset, out_buf, guarded, "work_items"};
     if (oclt_time_median(run_once, &l, opt->reps, ms)) goto release;
     if (!opt->check) {
         status = OCLT_UNCHECKED;
         goto release;
     }
     if (OCLT_CHECK(
-            clEnqueueReadBuffer(dev->queue, out_buf, CL_TRUE, 0, *bytes, out, 0, NULL, NULL)))
+            clEnqueueReadBuffer(dev->queue, out_buf, CL_TRUE, 0, guarded, out, 0, NULL, NULL)))
         goto release;
-    status = oclt_compare_int("work-item record", out, expected, *bytes / sizeof *out) ? OCLT_FAIL
-                                                                                       : OCLT_PASS;
+    size_t past_end = 0;
+    for (size_t i = *bytes / sizeof *out; i < guarded / sizeof *out; ++i)
+        past_end += out[i] != (int32_t)OCLT_POISON_WORD;
+    if (past_end) fprintf(stderr, "  work_items: %zu words written past the records\n", past_end);
+    status = oclt_compare_int("work-item record", out, expected, *bytes / sizeof *out) || past_end
+                 ? OCLT_FAIL
+                 : OCLT_PASS;
 release:
     if (kernel) clReleaseKernel(kernel);
     if (out_buf) clReleaseMemObject(out_buf);

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Source pixels are 3k apart where output pixels are 8k: scale 3/8, exact in float, so that
- * u = (ox + 0.5) * scale - 0.5 and its fraction are exact on every device and on the host. */
-#define SCALE 0.375f
+/* Across, source pixels are 3k apart where output pixels are 8k: scale 3/8; down, 5/16. Both
+ * are exact in float, so that u = (ox + 0.5) * scale - 0.5 and its fraction are exact on every
+ * device and on the host; they differ, so that a kernel that scales y by x's scale fails. */
+#define SCALE_X 0.375f
+#define SCALE_Y 0.3125f
 
 /* The precision of the filter's weights. The specification leaves it undefined ("the relative
  * error or precision of ... the image filter operation are not defined"); NVIDIA's texture
@@ -30,7 +32,7 @@ static void resample_on_host(const float *src, const shape *s, int bits, double 
                              double *tolerance) {
     for (int oy = 0; oy < s->out_height; ++oy)
         for (int ox = 0; ox < s->out_width; ++ox) {
-            const double u = (ox + 0.5) * SCALE - 0.5, v = (oy + 0.5) * SCALE - 0.5;
+            const double u = (ox + 0.5) * SCALE_X - 0.5, v = (oy + 0.5) * SCALE_Y - 0.5;
             const double a = u - floor(u), b = v - floor(v);
             const int fu = (int)floor(u), fv = (int)floor(v);
             const int i[2] = {fu < 0 ? 0 : fu, fu + 1 > s->width - 1 ? s->width - 1 : fu + 1};
@@ -97,9 +99,9 @@ oclt_status demo_image_bilinear(ch02 *c) {
     double *tolerance = malloc(out_floats * sizeof *tolerance);
     if (!src || !got || !expected || !tolerance) goto release;
 
-    printf("\n  image_bilinear: %dx%d float4 pixels resampled to %dx%d (scale %.3f), "
-           "CLK_FILTER_LINEAR vs by hand\n",
-           s.width, s.height, s.out_width, s.out_height, SCALE);
+    printf("\n  image_bilinear: %dx%d float4 pixels resampled to %dx%d (scale %.3f across, %.4f "
+           "down), CLK_FILTER_LINEAR vs by hand\n",
+           s.width, s.height, s.out_width, s.out_height, SCALE_X, SCALE_Y);
     oclt_fill_float(&c->rng, src, in_floats, 0.0f, 1.0f);
     if (!(program = oclt_build_file(dev->context, dev->device, "images.cl", "")) ||
         !(from_image = oclt_create_kernel(program, "resample_image")) ||
@@ -120,13 +122,13 @@ oclt_status demo_image_bilinear(ch02 *c) {
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(source pixels)")) goto release;
     out_buf = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, out_floats * sizeof *got, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(resampled)")) goto release;
-    const float scale = SCALE;
+    const float scale_x = SCALE_X, scale_y = SCALE_Y;
     if (OCLT_ARG(from_image, 0, image) || OCLT_ARG(from_image, 1, out_buf) ||
-        OCLT_ARG(from_image, 2, scale) || OCLT_ARG(from_image, 3, scale) ||
+        OCLT_ARG(from_image, 2, scale_x) || OCLT_ARG(from_image, 3, scale_y) ||
         OCLT_ARG(from_image, 4, s.out_width) || OCLT_ARG(from_image, 5, s.out_height) ||
         OCLT_ARG(from_buffer, 0, src_buf) || OCLT_ARG(from_buffer, 1, s.width) ||
         OCLT_ARG(from_buffer, 2, s.height) || OCLT_ARG(from_buffer, 3, out_buf) ||
-        OCLT_ARG(from_buffer, 4, scale) || OCLT_ARG(from_buffer, 5, scale) ||
+        OCLT_ARG(from_buffer, 4, scale_x) || OCLT_ARG(from_buffer, 5, scale_y) ||
         OCLT_ARG(from_buffer, 6, s.out_width) || OCLT_ARG(from_buffer, 7, s.out_height))
         goto release;
 

@@ -36,13 +36,15 @@ static uint32_t path_below(uint32_t v) {
 
 /* x = THRESHOLD + m (above) or THRESHOLD - m' (below) with random m in [1, INPUT_SPAN] and m' in
  * [0, INPUT_SPAN - 1]; a new coin decides above/below every `run` elements (1: every element).
+ * Every 16th element that falls below is the threshold itself, so that a kernel that tests
+ * x >= threshold fails at any size and seed (a random tie comes once in INPUT_SPAN elements).
  * Returns how many groups of WARP elements hold both outcomes. */
 static size_t fill_outcomes(lesson *L, int32_t *x, size_t n, size_t run) {
     int above = 0;
     for (size_t i = 0; i < n; ++i) {
         if (i % run == 0) above = oclt_rng_int(&L->rng, 0, 1);
         const int32_t m = oclt_rng_int(&L->rng, 1, INPUT_SPAN);
-        x[i] = above ? THRESHOLD + m : THRESHOLD - (m - 1);
+        x[i] = above ? THRESHOLD + m : i % 16 == 0 ? THRESHOLD : THRESHOLD - (m - 1);
     }
     size_t mixed_groups = 0;
     for (size_t g = 0; g < n; g += WARP) {

@@ -11,12 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SCALE 0.375f /* 3 source pixels per 8 output pixels, exact in float */
+/* 3 source pixels per 8 output pixels across, 5 per 16 down: exact in float, and different, so
+ * that a kernel that scales y by x's scale fails. */
+#define SCALE_X 0.375f
+#define SCALE_Y 0.3125f
 
 oclt_status solve_nearest_image(const oclt_device *dev, const oclt_options *opt,
                                 oclt_report *report) {
     const int height = opt->size[0] < 64 ? (int)opt->size[0] : 64, width = 2 * height;
-    const int out_width = (int)ceil(width / SCALE), out_height = (int)ceil(height / SCALE);
+    const int out_width = (int)ceil(width / SCALE_X), out_height = (int)ceil(height / SCALE_Y);
     char size_text[32];
     snprintf(size_text, sizeof size_text, "%dx%d", out_width, out_height);
     if (!oclt_device_uint(dev->device, CL_DEVICE_IMAGE_SUPPORT)) {
@@ -49,11 +52,11 @@ oclt_status solve_nearest_image(const oclt_device *dev, const oclt_options *opt,
     if (OCLT_CHECK_ERR(err, "clCreateImage")) goto done;
     out = clCreateBuffer(dev->context, CL_MEM_WRITE_ONLY, out_floats * sizeof *got, NULL, &err);
     if (OCLT_CHECK_ERR(err, "clCreateBuffer(out)")) goto done;
-    const float scale = SCALE;
+    const float scale_x = SCALE_X, scale_y = SCALE_Y;
     const size_t global[2] = {(size_t)out_width, (size_t)out_height};
     if (oclt_poison_buffer(dev->queue, out, out_floats * sizeof *got) ||
-        OCLT_ARG(kernel, 0, image) || OCLT_ARG(kernel, 1, out) || OCLT_ARG(kernel, 2, scale) ||
-        OCLT_ARG(kernel, 3, scale) || OCLT_ARG(kernel, 4, out_width) ||
+        OCLT_ARG(kernel, 0, image) || OCLT_ARG(kernel, 1, out) || OCLT_ARG(kernel, 2, scale_x) ||
+        OCLT_ARG(kernel, 3, scale_y) || OCLT_ARG(kernel, 4, out_width) ||
         OCLT_ARG(kernel, 5, out_height) ||
         oclt_enqueue_kernel(dev->queue, kernel, 2, global, NULL, 0, NULL, NULL,
                             "resample_image(nearest)") ||
@@ -65,7 +68,7 @@ oclt_status solve_nearest_image(const oclt_device *dev, const oclt_options *opt,
     size_t wrong = 0;
     for (int oy = 0; oy < out_height; ++oy)
         for (int ox = 0; ox < out_width; ++ox) {
-            int i = (int)floorf((ox + 0.5f) * SCALE), j = (int)floorf((oy + 0.5f) * SCALE);
+            int i = (int)floorf((ox + 0.5f) * SCALE_X), j = (int)floorf((oy + 0.5f) * SCALE_Y);
             i = i > width - 1 ? width - 1 : i;
             j = j > height - 1 ? height - 1 : j;
             const float *want = src + 4 * ((size_t)j * width + i);
