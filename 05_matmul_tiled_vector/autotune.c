@@ -304,9 +304,11 @@ static int write_cache(const cache_key *key, const matmul_tuning *t, double rate
         if (tab3) *tab1 = *tab2 = *tab3 = '\0';
         if (tab3 && !strcmp(copy, key->device) && !strcmp(tab1 + 1, key->driver) &&
             !strcmp(tab2 + 1, key->size_class))
-            continue; /* replaced below */
+            continue;                       /* replaced below */
+        const size_t length = strlen(line); /* 0 for a line that starts with a NUL byte */
+        if (length == 0) continue;
         fputs(line, out);
-        if (line[strlen(line) - 1] != '\n') fputc('\n', out); /* a last line without one */
+        if (line[length - 1] != '\n') fputc('\n', out); /* a last line without one */
     }
     if (in) fclose(in);
     char params[256];

@@ -28,8 +28,8 @@ int matmul_build_options(const oclt_device *dev, const matmul_tuning *t, const m
     const int width = matmul_peak_width(dev);
     if (width > 1) snprintf(peak_type, sizeof peak_type, "float%d", width);
     matmul_format_defines(t, defines, sizeof defines);
-    snprintf(options, size, "%s -DB_ALIGNED=%d -DMAD=%s -DPEAK_TYPE=%s", defines, b_aligned,
-             mad, peak_type);
+    snprintf(options, size, "%s -DB_ALIGNED=%d -DMAD=%s -DPEAK_TYPE=%s", defines, b_aligned, mad,
+             peak_type);
     return 0;
 }
 

@@ -98,7 +98,9 @@ int matmul_check_for_device(const oclt_cli_spec *spec, const oclt_device *dev,
                             matmul_check_method *method);
 
 /* Usage error (exit 2) when A, B or C exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE, or A, b_copies
- * copies of B and C together exceed the global memory. Returns 0 when they fit. */
+ * copies of B and C together exceed the global memory, or the host's copies of them (and the
+ * full check's arrays) with a CPU device's buffers exceed the machine's memory. Returns 0 when
+ * they fit. */
 int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,
                           const matmul_problem *p, int b_copies);
 

@@ -107,8 +107,13 @@ int matmul_require_memory(const oclt_cli_spec *spec, const oclt_device *dev,
     const cl_ulong c_bytes = (cl_ulong)p->m * p->n * sizeof(float);
     cl_ulong largest = a_bytes > b_bytes ? a_bytes : b_bytes;
     if (c_bytes > largest) largest = c_bytes;
-    return oclt_require_memory(spec, dev, largest, a_bytes + (cl_ulong)b_copies * b_bytes + c_bytes,
-                               "--size");
+    const cl_ulong buffers = a_bytes + (cl_ulong)b_copies * b_bytes + c_bytes;
+    /* The host holds the same matrices, and the full check two doubles per element of C (it is
+     * chosen up to 2^26 of them, so counted there whichever check runs). */
+    const cl_ulong check_bytes = (double)p->m * (double)p->n <= 0x1p26 ? 4 * c_bytes : 0;
+    int rc = oclt_require_memory(spec, dev, largest, buffers, "--size");
+    if (!rc) rc = oclt_require_host_memory(spec, dev, buffers + check_bytes, buffers, "--size");
+    return rc;
 }
 
 /* Floats with magnitude in [0.5, 1) and a random sign. */

@@ -2,6 +2,7 @@
  * device limits the work-group size must respect, and the passes that follow from both. */
 #include "ch06.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +49,9 @@ int parse_tuning(const oclt_cli_spec *spec, const char *text, tuning *tune) {
             key[equals - item] = '\0';
             memcpy(word, equals + 1, (size_t)(item + len - equals - 1));
             word[item + len - equals - 1] = '\0';
-            char *end = NULL;
-            value = strtol(word, &end, 10);
-            if (*end != '\0' || end == word) value = -1;
+            char *end = NULL; /* digits only: strtol would take a sign or leading spaces */
+            value = isdigit((unsigned char)word[0]) ? strtol(word, &end, 10) : -1;
+            if (value >= 0 && *end != '\0') value = -1;
         }
         const int ok = set_item(key, word, value, tune);
         if (ok < 0)

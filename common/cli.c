@@ -15,12 +15,16 @@
 #include <string.h>
 
 int oclt_usage_error(const oclt_cli_spec *spec, const char *format, ...) {
+    char message[1024];
     va_list args;
-    fprintf(stderr, "%s: ", spec->chapter);
     va_start(args, format);
-    vfprintf(stderr, format, args);
+    vsnprintf(message, sizeof message, format, args);
     va_end(args);
-    fputc('\n', stderr);
+    /* One line whatever the user typed: a newline or other control character in an echoed
+     * value is shown as '?'. */
+    for (char *c = message; *c; ++c)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+    fprintf(stderr, "%s: %s\n", spec->chapter, message);
     return OCLT_EXIT_USAGE;
 }
 
@@ -166,6 +170,12 @@ static int check_writable_path(const oclt_cli_spec *spec, const char *option, co
         return oclt_usage_error(spec, "%s '%s': directory '%s' does not exist", option, path, dir);
     if (!oclt_os_writable(dir))
         return oclt_usage_error(spec, "%s '%s': directory '%s' is not writable", option, path, dir);
+    /* A name the file system cannot hold (stat says ENAMETOOLONG, which reads as missing);
+     * --trace writes NAME.tmp first, 4 characters more. */
+    const size_t name_length = strlen(slash ? slash + 1 : path) + (replaced ? 4 : 0);
+    if (strlen(path) + 4 >= sizeof dir || name_length > oclt_os_name_max(dir))
+        return oclt_usage_error(
+            spec, "%s '%.60s...': the name is longer than the file system takes", option, path);
     return 0;
 }
 

@@ -166,3 +166,13 @@ int oclt_os_writable(const char *path) {
     return access(path, W_OK) == 0;
 #endif
 }
+
+size_t oclt_os_name_max(const char *dir) {
+#if defined(_WIN32) || !defined(_PC_NAME_MAX)
+    (void)dir;
+    return 255;
+#else
+    const long max = pathconf(dir, _PC_NAME_MAX);
+    return max > 0 ? (size_t)max : 255;
+#endif
+}

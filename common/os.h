@@ -5,6 +5,7 @@
 #ifndef OCLT_OS_H
 #define OCLT_OS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Milliseconds of a clock that never jumps (CLOCK_MONOTONIC), for host-side timing. */
@@ -44,5 +45,8 @@ int oclt_os_make_directory(const char *path);
 /* What `path` names, and whether this process may write to it. */
 oclt_path_kind oclt_os_path_kind(const char *path);
 int oclt_os_writable(const char *path);
+
+/* The longest file name (one path component) the file system of directory `dir` takes. */
+size_t oclt_os_name_max(const char *dir);
 
 #endif

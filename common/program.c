@@ -2,18 +2,23 @@
 #include "program.h"
 #include "device.h"
 #include "errors.h"
+#include "os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A kernel file: a regular file (not a directory or a pipe, whose size ftell cannot tell) of at
+ * most 64 MiB, NUL-terminated; NULL otherwise. */
 static char *read_file(const char *path) {
+    if (oclt_os_path_kind(path) != OCLT_PATH_FILE) return NULL;
     FILE *file = fopen(path, "rb");
     if (!file) return NULL;
     char *text = NULL;
     long size = -1;
     if (fseek(file, 0, SEEK_END) == 0) size = ftell(file);
-    if (size >= 0 && fseek(file, 0, SEEK_SET) == 0) text = malloc((size_t)size + 1);
+    if (size >= 0 && size <= (1L << 26) && fseek(file, 0, SEEK_SET) == 0)
+        text = malloc((size_t)size + 1);
     if (text && fread(text, 1, (size_t)size, file) != (size_t)size) {
         free(text);
         text = NULL;
@@ -27,8 +32,8 @@ char *oclt_kernel_source(const char *name) {
     const char *dir = getenv("OCLT_KERNEL_DIR");
     if (dir && *dir) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, name);
-        char *text = read_file(path);
+        const int length = snprintf(path, sizeof path, "%s/%s", dir, name);
+        char *text = length < (int)sizeof path ? read_file(path) : NULL;
         if (!text) fprintf(stderr, "cannot read kernel file %s (OCLT_KERNEL_DIR is set)\n", path);
         return text;
     }
@@ -50,7 +55,10 @@ const char *oclt_kernel_dir_missing(void) {
     if (!dir || !*dir) return NULL;
     for (size_t i = 0; i < oclt_embedded_kernel_count; ++i) {
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, oclt_embedded_kernels[i].name);
+        const int length = snprintf(path, sizeof path, "%s/%s", dir, oclt_embedded_kernels[i].name);
+        /* a regular file: a directory opens, and a pipe would block the open */
+        if (length >= (int)sizeof path || oclt_os_path_kind(path) != OCLT_PATH_FILE)
+            return oclt_embedded_kernels[i].name;
         FILE *file = fopen(path, "rb");
         if (!file) return oclt_embedded_kernels[i].name;
         fclose(file);

@@ -91,9 +91,11 @@ int main(int argc, char **argv) {
         return oclt_usage_error(&spec, "--size %zu does not fit the kernel's uint count",
                                 opt.size[0]);
     if ((rc = oclt_open_device(&spec, &opt, &dev)) != OCLT_CONTINUE) return rc;
-    /* The input, and at most one partial per element. */
+    /* The input, and at most one partial per element (local size 1); the host holds the input
+     * and two arrays of partials (got, want). */
     const cl_ulong bytes = (cl_ulong)opt.size[0] * sizeof(int32_t);
-    if ((rc = oclt_require_memory(&spec, &dev, bytes, 2 * bytes, "--size")) != 0) {
+    if ((rc = oclt_require_memory(&spec, &dev, bytes, 2 * bytes, "--size")) != 0 ||
+        (rc = oclt_require_host_memory(&spec, &dev, 3 * bytes, 2 * bytes, "--size")) != 0) {
         oclt_close_device(&dev);
         return rc;
     }
