@@ -24,9 +24,11 @@ const char *__ubsan_default_options(void) {
  * PoCL compile a kernel that its cache did not hold (7 of 7 runs of 01_first_program with an
  * empty cache, none with a warm one), while scanning the thread-local storage of the threads
  * the compiler left. use_tls=0 leaves thread-local storage out of the roots it scans: nothing
- * of the tutorial's own lives there, and it can only make LeakSanitizer report more, not less. */
+ * of the tutorial's own lives there, and it can only make LeakSanitizer report more, not less
+ * (glibc's loader keeps a few blocks there: lsan.supp). print_suppressions=0: a run with a
+ * suppressed block still prints one line of usage error, not a table of suppressions. */
 const char *__lsan_default_options(void) {
-    return "use_tls=0";
+    return "use_tls=0:print_suppressions=0";
 }
 
 /* Leaks of the OpenCL driver stack are not reported (see lsan.supp). */
