@@ -392,14 +392,14 @@ int oclt_require_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ul
 
 int oclt_require_host_memory(const oclt_cli_spec *spec, const oclt_device *dev, cl_ulong host_bytes,
                              cl_ulong buffer_bytes, const char *what) {
-    const cl_ulong physical = oclt_os_physical_memory();
+    const cl_ulong usable = oclt_os_usable_memory();
     const int shared = (dev->type & CL_DEVICE_TYPE_CPU) != 0;
     cl_ulong total = host_bytes;
     if (shared && __builtin_add_overflow(host_bytes, buffer_bytes, &total)) total = (cl_ulong)-1;
-    if (!physical || total <= physical) return 0;
+    if (!usable || total <= usable) return 0;
     char need[32], have[32];
     print_bytes(need, sizeof need, total);
-    print_bytes(have, sizeof have, physical);
+    print_bytes(have, sizeof have, usable);
     return oclt_usage_error(spec,
                             "%s needs %s of host memory (%s) but only %s is available (the "
                             "machine's memory or its cgroup's limit): use a smaller --size",

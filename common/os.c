@@ -117,7 +117,7 @@ uint64_t oclt_os_cgroup_memory_limit(const char *proc_cgroup, const char *root) 
     return limit;
 }
 
-uint64_t oclt_os_physical_memory(void) {
+uint64_t oclt_os_usable_memory(void) {
 #ifdef _WIN32
     MEMORYSTATUSEX status = {.dwLength = sizeof status};
     return GlobalMemoryStatusEx(&status) ? (uint64_t)status.ullTotalPhys : 0;

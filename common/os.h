@@ -23,7 +23,7 @@ uint64_t oclt_os_entropy(void);
 
 /* Bytes of memory this process may use: the machine's physical memory, or on Linux its control
  * group's limit (a container's --memory) when that is smaller; 0 when the system does not say. */
-uint64_t oclt_os_physical_memory(void);
+uint64_t oclt_os_usable_memory(void);
 
 /* The smallest memory limit on this process's cgroup path (v2 memory.max, v1
  * memory.limit_in_bytes), read from the file proc_cgroup (/proc/self/cgroup) under the

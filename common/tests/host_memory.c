@@ -12,17 +12,17 @@ const size_t oclt_embedded_kernel_count = 0;
 int main(void) {
     const oclt_cli_spec spec = {.chapter = "host_memory_test", .summary = "test"};
     const oclt_device cpu = {.type = CL_DEVICE_TYPE_CPU}, gpu = {.type = CL_DEVICE_TYPE_GPU};
-    const cl_ulong physical = oclt_os_physical_memory(), all = (cl_ulong)-1;
-    if (!physical) {
+    const cl_ulong usable = oclt_os_usable_memory(), all = (cl_ulong)-1;
+    if (!usable) {
 #if defined(__linux__) || defined(__APPLE__) || defined(_WIN32)
-        printf("FAIL: no physical memory size on a system that has the call for it\n");
+        printf("FAIL: no memory size on a system that has the call for it\n");
         return 1;
 #else
         printf("SKIP: this system does not say how much memory it has\n");
         return 77;
 #endif
     }
-    printf("physical memory: %llu bytes\n", (unsigned long long)physical);
+    printf("usable memory: %llu bytes\n", (unsigned long long)usable);
     const struct {
         const oclt_device *dev;
         cl_ulong host, buffers;
@@ -30,10 +30,10 @@ int main(void) {
         const char *why;
     } cases[] = {
         {&cpu, 1, 1, 0, "a few bytes fit"},
-        {&cpu, physical, 0, 0, "exactly the machine's memory fits"},
-        {&cpu, physical + 1, 0, 2, "one byte more does not"},
-        {&cpu, physical / 2 + 1, physical / 2 + 1, 2, "a CPU's buffers count"},
-        {&gpu, physical / 2 + 1, physical / 2 + 1, 0, "a GPU's buffers do not"},
+        {&cpu, usable, 0, 0, "exactly the machine's memory fits"},
+        {&cpu, usable + 1, 0, 2, "one byte more does not"},
+        {&cpu, usable / 2 + 1, usable / 2 + 1, 2, "a CPU's buffers count"},
+        {&gpu, usable / 2 + 1, usable / 2 + 1, 0, "a GPU's buffers do not"},
         {&cpu, 1, all, 2, "an overflowing sum does not fit"},
         {&gpu, all, 0, 2, "nor the largest size"},
     };
