@@ -8,10 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A kernel file: a regular file (not a directory or a pipe, whose size ftell cannot tell) of at
- * most 64 MiB, NUL-terminated; NULL otherwise. */
+/* DIR/NAME into path; 0 when it does not fit or names no regular file (a directory opens like
+ * a file and its size reads as 2^63; opening a pipe would block). */
+static int kernel_file_path(char *path, size_t size, const char *dir, const char *name) {
+    const int length = snprintf(path, size, "%s/%s", dir, name);
+    return length >= 0 && (size_t)length < size && oclt_os_path_kind(path) == OCLT_PATH_FILE;
+}
+
+/* A kernel file of at most 64 MiB, NUL-terminated; NULL otherwise. */
 static char *read_file(const char *path) {
-    if (oclt_os_path_kind(path) != OCLT_PATH_FILE) return NULL;
     FILE *file = fopen(path, "rb");
     if (!file) return NULL;
     char *text = NULL;
@@ -32,8 +37,7 @@ char *oclt_kernel_source(const char *name) {
     const char *dir = getenv("OCLT_KERNEL_DIR");
     if (dir && *dir) {
         char path[4096];
-        const int length = snprintf(path, sizeof path, "%s/%s", dir, name);
-        char *text = length < (int)sizeof path ? read_file(path) : NULL;
+        char *text = kernel_file_path(path, sizeof path, dir, name) ? read_file(path) : NULL;
         if (!text) fprintf(stderr, "cannot read kernel file %s (OCLT_KERNEL_DIR is set)\n", path);
         return text;
     }
@@ -55,9 +59,7 @@ const char *oclt_kernel_dir_missing(void) {
     if (!dir || !*dir) return NULL;
     for (size_t i = 0; i < oclt_embedded_kernel_count; ++i) {
         char path[4096];
-        const int length = snprintf(path, sizeof path, "%s/%s", dir, oclt_embedded_kernels[i].name);
-        /* a regular file: a directory opens, and a pipe would block the open */
-        if (length >= (int)sizeof path || oclt_os_path_kind(path) != OCLT_PATH_FILE)
+        if (!kernel_file_path(path, sizeof path, dir, oclt_embedded_kernels[i].name))
             return oclt_embedded_kernels[i].name;
         FILE *file = fopen(path, "rb");
         if (!file) return oclt_embedded_kernels[i].name;

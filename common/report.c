@@ -48,16 +48,21 @@ static void csv_field(FILE *out, const char *text) {
     fputc('"', out);
 }
 
-/* e2e_ms < 0: the row has no end-to-end time (its e2e_ms field stays empty). A row that cannot
- * be written (the file vanished, the disk is full) counts as a failure: the run's results would
- * be lost without a word. The path was checked before any work (cli.c), so this is rare. */
+/* A row that cannot be written (the file vanished, the disk is full) counts as a failure: the
+ * run's results would be lost without a word. The path was checked before any work (cli.c), so
+ * this is rare. */
+static void csv_row_lost(oclt_report *report, const char *variant) {
+    fprintf(stderr, "%s: %s (the CSV row of %s is lost: FAIL)\n", report->opt->csv_path,
+            strerror(errno), variant);
+    ++report->failed;
+}
+
+/* e2e_ms < 0: the row has no end-to-end time (its e2e_ms field stays empty). */
 static void append_csv(oclt_report *report, const char *variant, const char *size, double time_ms,
                        double figure, const char *unit, oclt_status status, double e2e_ms) {
     FILE *out = fopen(report->opt->csv_path, "a");
     if (!out) {
-        fprintf(stderr, "%s: %s (the CSV row of %s is lost: FAIL)\n", report->opt->csv_path,
-                strerror(errno), variant);
-        ++report->failed;
+        csv_row_lost(report, variant);
         return;
     }
     if (ftell(out) == 0)
@@ -82,11 +87,7 @@ static void append_csv(oclt_report *report, const char *variant, const char *siz
     if (e2e_ms >= 0) fprintf(out, "%.6f", e2e_ms);
     fputc('\n', out);
     const int write_failed = ferror(out);
-    if (fclose(out) != 0 || write_failed) {
-        fprintf(stderr, "%s: %s (the CSV row of %s is lost: FAIL)\n", report->opt->csv_path,
-                strerror(errno), variant);
-        ++report->failed;
-    }
+    if (fclose(out) != 0 || write_failed) csv_row_lost(report, variant);
 }
 
 static void count_status(oclt_report *report, oclt_status status) {

@@ -1,8 +1,9 @@
 #!/bin/sh
 # expect.sh [--no-file PATH] [--stdout] CODE REGEX PROGRAM [ARGS...]
 # Runs PROGRAM and passes when its exit status is CODE and its stderr (with --stdout: its
-# stdout) has a line matching the extended regex REGEX. For usage errors (CODE 2) stderr must be exactly one line, and nothing
-# may be printed on stdout: bad input is refused before any work. With --no-file, PATH (e.g.
+# stdout) has a line matching the extended regex REGEX. For usage errors (CODE 2) stderr must be
+# exactly one line, and nothing may be printed on stdout: bad input is refused before any work.
+# With --no-file, PATH (e.g.
 # the --csv file of the run) is removed first and must not exist afterwards: no partial output.
 # Exit status 77 where CODE is not 77 means the program found no OpenCL device for a case that
 # needs one (a bad --platform or --device index is only known as such once platforms are listed):

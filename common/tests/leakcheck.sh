@@ -22,13 +22,9 @@ $1"
 fi
 if [ ! -f "$library" ]; then echo "FAIL: no leak checker at $library"; exit 1; fi
 
-# AddressSanitizer wants its runtime first among the libraries, and the preloaded checker comes
-# before it. The checker defines no allocation function, so that order is safe: say so. (The
-# runtime itself is not preloaded: processes the driver starts, such as a linker, would get it.)
-if ldd "$1" 2>/dev/null | grep -Eq 'lib(asan|clang_rt\.asan)'; then
-    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-    export ASAN_OPTIONS
-fi
+# A sanitized program accepts the checker ahead of the ASan runtime: the sanitizer build sets
+# verify_asan_link_order=0 by default (sanitizer_options.c). (The runtime itself is not
+# preloaded: processes the driver starts, such as a linker, would get it.)
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 LD_PRELOAD="$library${LD_PRELOAD:+:$LD_PRELOAD}" "$@" 2>"$err"

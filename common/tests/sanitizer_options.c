@@ -8,9 +8,9 @@ const char *__ubsan_default_options(void);
 const char *__lsan_default_options(void);
 const char *__lsan_default_suppressions(void);
 
-/* Catch a pointer to a local used after its function returned, too. Oclgrind and the leak
- * checker are preloaded ahead of the ASan runtime; neither defines an allocation function, so
- * that order is safe and the runtime need not refuse it. */
+/* Catch a pointer to a local used after its function returned, too. Oclgrind, the leak checker
+ * and the fake device are preloaded ahead of the ASan runtime; none defines an allocation
+ * function, so that order is safe and the runtime need not refuse it. */
 const char *__asan_default_options(void) {
     return "detect_stack_use_after_return=1:verify_asan_link_order=0";
 }
